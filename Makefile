@@ -1,0 +1,44 @@
+# Every target bootstraps .venv from pyproject.toml when it is missing or stale.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SRC := src tests benchmarks examples
+
+.DEFAULT_GOAL := help
+.PHONY: help install test lint typecheck pytest demo bench docs clean
+
+help: ## List the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install leanchain with every extra and dev tool
+
+lint: $(STAMP) ## ruff check and ruff format --check
+	$(BIN)/ruff check $(SRC)
+	$(BIN)/ruff format --check $(SRC)
+
+typecheck: $(STAMP) ## mypy --strict over src/ and the typing tests
+	$(BIN)/mypy src tests/typing
+
+pytest: $(STAMP) ## The test suite only
+	$(BIN)/pytest
+
+test: lint typecheck pytest ## Every check: lint, format, types, tests
+
+demo: $(STAMP) ## Run the agents end to end offline (a real model with --model/--base-url, see README)
+	$(BIN)/leanchain demo $(ARGS)
+
+bench: $(STAMP) ## Run the benchmarks and print medians and ratios
+	$(BIN)/python -m benchmarks
+
+docs: $(STAMP) ## Build the documentation site with --strict
+	$(BIN)/mkdocs build --strict
+
+clean: ## Remove the virtual environment and build outputs
+	rm -rf $(VENV) site .mypy_cache .ruff_cache .pytest_cache

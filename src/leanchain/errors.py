@@ -1,0 +1,180 @@
+"""Every exception leanchain raises on purpose.
+
+The tree (builtin bases in brackets, where the meaning matches)::
+
+    LeanchainError
+    ├── OutputParserException [ValueError]   model output that a parser cannot read
+    ├── ToolException                        a tool's own, expected failure: becomes an observation
+    ├── PromptError
+    │   ├── TemplateValidationError [ValueError]   a template field that is not a plain name
+    │   └── MissingPromptVariablesError [KeyError] a variable not supplied at format time
+    ├── ScriptExhaustedError [RuntimeError]  a scripted model was asked for more replies than it has
+    ├── ProviderError                        a model provider failed; carries status and retry hints
+    │   ├── ProviderConnectionError          the provider could not be reached
+    │   │   └── ProviderTimeoutError [TimeoutError]
+    │   └── ProviderStatusError              the provider answered with an error status
+    │       ├── BadRequestError              400, 404, 409, 413, 422: fix the request
+    │       ├── AuthenticationError          401, 403
+    │       ├── RateLimitError               429
+    │       ├── ServerError                  5xx and 529 (overloaded)
+    │       └── StreamError                  an error event or a broken stream mid-answer
+    └── AgentError
+        ├── AgentConfigurationError [ValueError]   a factory or executor set up wrongly
+        └── AgentStepError                   a step failed; names the step and the tool or model
+
+Errors say what was wrong and what was expected. None of them ever contains an API key.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AgentConfigurationError",
+    "AgentError",
+    "AgentStepError",
+    "AuthenticationError",
+    "BadRequestError",
+    "LeanchainError",
+    "MissingPromptVariablesError",
+    "OutputParserException",
+    "PromptError",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderStatusError",
+    "ProviderTimeoutError",
+    "RateLimitError",
+    "ScriptExhaustedError",
+    "ServerError",
+    "StreamError",
+    "TemplateValidationError",
+    "ToolException",
+]
+
+
+class LeanchainError(Exception):
+    """The root of every exception leanchain raises on purpose."""
+
+
+class OutputParserException(LeanchainError, ValueError):  # noqa: N818 - LangChain's name
+    """Model output that a parser could not turn into the expected value.
+
+    Args:
+        error: what was wrong, as text or as the underlying exception.
+        observation: what to tell the model when the error is sent back to it.
+        llm_output: the raw model output that failed to parse.
+        send_to_llm: whether an agent executor should show ``observation`` and
+            ``llm_output`` to the model instead of the error's text.
+    """
+
+    def __init__(
+        self,
+        error: object,
+        observation: str | None = None,
+        llm_output: str | None = None,
+        send_to_llm: bool = False,
+    ) -> None:
+        super().__init__(error)
+        if send_to_llm and (observation is None or llm_output is None):
+            raise ValueError(
+                "Arguments 'observation' & 'llm_output' are required if 'send_to_llm' is True"
+            )
+        self.observation = observation
+        self.llm_output = llm_output
+        self.send_to_llm = send_to_llm
+
+
+class ToolException(LeanchainError):  # noqa: N818 - LangChain's name
+    """A tool's expected failure; with ``handle_tool_error`` it becomes the observation."""
+
+
+class PromptError(LeanchainError):
+    """A prompt template was built or filled in wrongly."""
+
+
+class TemplateValidationError(PromptError, ValueError):
+    """A template field is not a plain variable name (attribute, index, positional, nested)."""
+
+
+class MissingPromptVariablesError(PromptError, KeyError):
+    """Variables a template needs were not supplied."""
+
+    def __str__(self) -> str:
+        # KeyError quotes its argument; a message reads better plain.
+        return str(self.args[0]) if self.args else ""
+
+
+class ScriptExhaustedError(LeanchainError, RuntimeError):
+    """A scripted model was asked for a reply after its script ran out."""
+
+
+class ProviderError(LeanchainError):
+    """A model provider failed.
+
+    Args:
+        message: what happened, never containing the API key.
+        provider: ``"openai"`` or ``"anthropic"`` (or another adapter's name).
+        status_code: the HTTP status, when the provider answered.
+        retryable: whether trying the same request again may succeed.
+        retry_after: seconds the provider asked to wait, when it said so.
+        request_id: the provider's request id, for support tickets.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str,
+        status_code: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status_code = status_code
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.request_id = request_id
+
+
+class ProviderConnectionError(ProviderError):
+    """The provider could not be reached, or the connection dropped."""
+
+
+class ProviderTimeoutError(ProviderConnectionError, TimeoutError):
+    """The provider did not answer within the timeout."""
+
+
+class ProviderStatusError(ProviderError):
+    """The provider answered with an error status."""
+
+
+class BadRequestError(ProviderStatusError):
+    """The request was rejected as invalid (400, 404, 409, 413, 422); retrying will not help."""
+
+
+class AuthenticationError(ProviderStatusError):
+    """The API key was missing, wrong, or lacks permission (401, 403)."""
+
+
+class RateLimitError(ProviderStatusError):
+    """Too many requests (429); ``retry_after`` says how long to wait when known."""
+
+
+class ServerError(ProviderStatusError):
+    """The provider failed on its side (5xx) or is overloaded (529)."""
+
+
+class StreamError(ProviderStatusError):
+    """A streamed answer broke off or carried an error event."""
+
+
+class AgentError(LeanchainError):
+    """An agent could not be built or could not go on."""
+
+
+class AgentConfigurationError(AgentError, ValueError):
+    """An agent factory or executor was given a prompt, model or tools it cannot work with."""
+
+
+class AgentStepError(AgentError):
+    """A step of an agent run failed; the message names the iteration and what failed."""

@@ -1,0 +1,321 @@
+"""Dispatching run events to handlers, and the run tree.
+
+A run starts with `start_run` (or `astart_run`), which returns a `RunManager` — or ``None``
+when no handler is attached anywhere, so that the fast path allocates nothing. A run manager
+reports the end or the error of its run and hands its children a `CallbackManager` that names
+it as their parent.
+
+A handler that raises is logged and ignored, unless it sets ``raise_error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import threading
+from collections.abc import Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from uuid import UUID, uuid4
+
+from leanchain.callbacks.base import BaseCallbackHandler
+
+if TYPE_CHECKING:
+    from leanchain.runnables.config import RunnableConfig
+
+__all__ = [
+    "CallbackManager",
+    "Callbacks",
+    "RunManager",
+    "RunType",
+    "astart_run",
+    "merge_callbacks",
+    "start_run",
+]
+
+logger = logging.getLogger("leanchain.callbacks")
+
+RunType: TypeAlias = Literal["chain", "prompt", "parser", "chat_model", "tool", "agent"]
+
+_START = {"chat_model": "on_chat_model_start", "tool": "on_tool_start"}
+_END = {"chat_model": "on_llm_end", "tool": "on_tool_end"}
+_ERROR = {"chat_model": "on_llm_error", "tool": "on_tool_error"}
+
+_IGNORE_FLAG = {
+    "on_chain_start": "ignore_chain",
+    "on_chain_end": "ignore_chain",
+    "on_chain_error": "ignore_chain",
+    "on_chain_stream": "ignore_chain",
+    "on_chat_model_start": "ignore_chat_model",
+    "on_llm_new_token": "ignore_llm",
+    "on_llm_end": "ignore_llm",
+    "on_llm_error": "ignore_llm",
+    "on_tool_start": "ignore_tool",
+    "on_tool_end": "ignore_tool",
+    "on_tool_error": "ignore_tool",
+    "on_agent_action": "ignore_agent",
+    "on_agent_finish": "ignore_agent",
+    "on_retry": "ignore_retry",
+    "on_custom_event": "ignore_custom_event",
+}
+
+
+class CallbackManager:
+    """Handlers, plus where the next run hangs in the run tree.
+
+    This is what a parent puts in its children's ``config["callbacks"]``.
+
+    Attributes:
+        handlers: the handlers that observe the run and its descendants.
+        parent_run_id: the run the next run is a child of.
+        tags: tags for the next run only (such as ``seq:step:2``), not inherited further.
+    """
+
+    __slots__ = ("handlers", "parent_run_id", "tags")
+
+    def __init__(
+        self,
+        handlers: Sequence[BaseCallbackHandler],
+        parent_run_id: UUID | None = None,
+        tags: Sequence[str] = (),
+    ) -> None:
+        self.handlers = tuple(handlers)
+        self.parent_run_id = parent_run_id
+        self.tags = tuple(tags)
+
+    def __repr__(self) -> str:
+        return f"CallbackManager(handlers={list(self.handlers)!r}, parent={self.parent_run_id})"
+
+
+Callbacks: TypeAlias = Sequence[BaseCallbackHandler] | CallbackManager | None
+
+
+def merge_callbacks(left: Callbacks, right: Callbacks) -> Callbacks:
+    """Both sets of handlers; a manager keeps its place in the run tree."""
+    if not left:
+        return right
+    if not right:
+        return left
+    if isinstance(left, CallbackManager):
+        extra = right.handlers if isinstance(right, CallbackManager) else tuple(right)
+        return CallbackManager((*left.handlers, *extra), left.parent_run_id, left.tags)
+    if isinstance(right, CallbackManager):
+        return CallbackManager((*left, *right.handlers), right.parent_run_id, right.tags)
+    return [*left, *right]
+
+
+def _run_coroutine(coro: Coroutine[Any, Any, Any]) -> None:
+    """Run an async handler's coroutine to completion from synchronous code."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(coro)
+        return
+    # A loop runs in this thread already: finish the coroutine on a loop of its own.
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=target, name="leanchain-callback")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+
+
+def _dispatch(
+    handlers: Sequence[BaseCallbackHandler], event: str, args: tuple[Any, ...], kw: dict[str, Any]
+) -> None:
+    flag = _IGNORE_FLAG.get(event)
+    for handler in handlers:
+        if flag is not None and getattr(handler, flag, False):
+            continue
+        try:
+            result = getattr(handler, event)(*args, **kw)
+            if inspect.iscoroutine(result):
+                _run_coroutine(result)
+        except Exception as exc:
+            if handler.raise_error:
+                raise
+            logger.warning("Error in %s.%s callback: %r", type(handler).__name__, event, exc)
+
+
+async def _adispatch(
+    handlers: Sequence[BaseCallbackHandler], event: str, args: tuple[Any, ...], kw: dict[str, Any]
+) -> None:
+    flag = _IGNORE_FLAG.get(event)
+    for handler in handlers:
+        if flag is not None and getattr(handler, flag, False):
+            continue
+        try:
+            result = getattr(handler, event)(*args, **kw)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            if handler.raise_error:
+                raise
+            logger.warning("Error in %s.%s callback: %r", type(handler).__name__, event, exc)
+
+
+class RunManager:
+    """One run in progress: reports its events and parents its children."""
+
+    __slots__ = (
+        "handlers",
+        "inheritable_tags",
+        "metadata",
+        "name",
+        "parent_run_id",
+        "run_id",
+        "run_type",
+        "tags",
+    )
+
+    def __init__(
+        self,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        handlers: tuple[BaseCallbackHandler, ...],
+        run_type: RunType,
+        name: str,
+        tags: list[str],
+        inheritable_tags: list[str],
+        metadata: dict[str, Any],
+    ) -> None:
+        self.run_id = run_id
+        self.parent_run_id = parent_run_id
+        self.handlers = handlers
+        self.run_type = run_type
+        self.name = name
+        self.tags = tags
+        self.inheritable_tags = inheritable_tags
+        self.metadata = metadata
+
+    def child(self, tag: str | None = None) -> CallbackManager:
+        """A manager for a child run; `tag` (e.g. ``seq:step:1``) labels that child only."""
+        return CallbackManager(self.handlers, self.run_id, (tag,) if tag else ())
+
+    def child_config(self, config: RunnableConfig, tag: str | None = None) -> RunnableConfig:
+        """`config` for a child run of this one."""
+        child: dict[str, Any] = {
+            k: v for k, v in config.items() if k != "run_name" and k != "run_id"
+        }
+        child["callbacks"] = self.child(tag)
+        return child  # type: ignore[return-value]
+
+    def _ids(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "parent_run_id": self.parent_run_id}
+
+    def emit(self, event: str, *args: Any, **kwargs: Any) -> None:
+        """Send `event` (a handler method name) about this run to every handler."""
+        _dispatch(self.handlers, event, args, {**kwargs, **self._ids()})
+
+    async def aemit(self, event: str, *args: Any, **kwargs: Any) -> None:
+        """Async twin of `emit`."""
+        await _adispatch(self.handlers, event, args, {**kwargs, **self._ids()})
+
+    def on_end(self, output: Any, **kwargs: Any) -> None:
+        """Report that the run finished with `output`."""
+        self.emit(_END.get(self.run_type, "on_chain_end"), output, **kwargs)
+
+    def on_error(self, error: BaseException, **kwargs: Any) -> None:
+        """Report that the run raised `error`."""
+        self.emit(_ERROR.get(self.run_type, "on_chain_error"), error, **kwargs)
+
+    async def aon_end(self, output: Any, **kwargs: Any) -> None:
+        """Async twin of `on_end`."""
+        await self.aemit(_END.get(self.run_type, "on_chain_end"), output, **kwargs)
+
+    async def aon_error(self, error: BaseException, **kwargs: Any) -> None:
+        """Async twin of `on_error`."""
+        await self.aemit(_ERROR.get(self.run_type, "on_chain_error"), error, **kwargs)
+
+
+def _prepare(config: RunnableConfig, run_type: RunType, name: str) -> tuple[RunManager, str] | None:
+    callbacks = config.get("callbacks")
+    if not callbacks:
+        return None
+    if isinstance(callbacks, CallbackManager):
+        handlers, parent, local_tags = callbacks.handlers, callbacks.parent_run_id, callbacks.tags
+    else:
+        handlers, parent, local_tags = tuple(callbacks), None, ()
+    if not handlers:
+        return None
+    inheritable = list(config.get("tags") or ())
+    manager = RunManager(
+        run_id=config.get("run_id") or uuid4(),
+        parent_run_id=parent,
+        handlers=handlers,
+        run_type=run_type,
+        name=config.get("run_name") or name,
+        tags=[*local_tags, *inheritable],
+        inheritable_tags=inheritable,
+        metadata=dict(config.get("metadata") or {}),
+    )
+    return manager, _START.get(run_type, "on_chain_start")
+
+
+def _start_kwargs(manager: RunManager, extra: dict[str, Any]) -> dict[str, Any]:
+    kwargs = {
+        "tags": manager.tags,
+        "metadata": manager.metadata,
+        "name": manager.name,
+        **extra,
+    }
+    if manager.run_type in ("prompt", "parser"):
+        kwargs["run_type"] = manager.run_type
+    return kwargs
+
+
+def start_run(
+    config: RunnableConfig,
+    run_type: RunType,
+    name: str,
+    inputs: Any,
+    *,
+    serialized: dict[str, Any] | None = None,
+    **extra: Any,
+) -> RunManager | None:
+    """Start a run and tell the handlers; ``None`` (and no work) when there are none.
+
+    Args:
+        config: the run's config, whose ``callbacks`` say who listens and where the run hangs.
+        run_type: which family of events to send (chain, prompt, parser, chat_model, tool).
+        name: the runnable's name (``config["run_name"]`` wins).
+        inputs: the run's input (the message lists for a chat model, the input text for a tool).
+        serialized: a description of the runnable; defaults to ``{"name": name}``.
+        **extra: passed to the start event as keywords (``inputs=`` for tools, ...).
+    """
+    prepared = _prepare(config, run_type, name)
+    if prepared is None:
+        return None
+    manager, event = prepared
+    manager.emit(
+        event, serialized or {"name": manager.name}, inputs, **_start_kwargs(manager, extra)
+    )
+    return manager
+
+
+async def astart_run(
+    config: RunnableConfig,
+    run_type: RunType,
+    name: str,
+    inputs: Any,
+    *,
+    serialized: dict[str, Any] | None = None,
+    **extra: Any,
+) -> RunManager | None:
+    """Async twin of `start_run`."""
+    prepared = _prepare(config, run_type, name)
+    if prepared is None:
+        return None
+    manager, event = prepared
+    await manager.aemit(
+        event, serialized or {"name": manager.name}, inputs, **_start_kwargs(manager, extra)
+    )
+    return manager

@@ -1,0 +1,36 @@
+"""The runnable core: the `Runnable` protocol, its compositions, and `RunnableConfig`."""
+
+from __future__ import annotations
+
+from leanchain.runnables.base import Runnable, coerce_to_runnable
+from leanchain.runnables.binding import RunnableBinding
+from leanchain.runnables.config import RunnableConfig, ensure_config, get_config, patch_config
+from leanchain.runnables.fallbacks import RunnableWithFallbacks
+from leanchain.runnables.lambdas import RunnableGenerator, RunnableLambda, chain
+from leanchain.runnables.parallel import RunnableMap, RunnableParallel
+from leanchain.runnables.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick
+from leanchain.runnables.retry import RunnableRetry
+from leanchain.runnables.sequence import RunnableSequence
+from leanchain.runnables.utils import AddableDict
+
+__all__ = [
+    "AddableDict",
+    "Runnable",
+    "RunnableAssign",
+    "RunnableBinding",
+    "RunnableConfig",
+    "RunnableGenerator",
+    "RunnableLambda",
+    "RunnableMap",
+    "RunnableParallel",
+    "RunnablePassthrough",
+    "RunnablePick",
+    "RunnableRetry",
+    "RunnableSequence",
+    "RunnableWithFallbacks",
+    "chain",
+    "coerce_to_runnable",
+    "ensure_config",
+    "get_config",
+    "patch_config",
+]

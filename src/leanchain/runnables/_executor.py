@@ -1,0 +1,334 @@
+"""Running several pieces of work at once, bounded for a whole call tree, without deadlock.
+
+Sync work uses one shared, lazily created thread pool. The calling thread always runs work
+itself; pool threads are only *helpers* that pull from the same queue. A caller therefore
+never waits for work that has not started, which is why nesting cannot deadlock however full
+the pool is.
+
+``max_concurrency`` bounds the whole tree: the first batch that sees it creates a `Limiter`
+and publishes it in a context variable; nested batches draw helpers from the same limiter.
+The caller itself holds one slot implicitly, so a limiter of ``n`` hands out ``n - 1`` helper
+permits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import os
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+__all__ = [
+    "Limiter",
+    "arun_all",
+    "arun_as_completed",
+    "get_executor",
+    "run_all",
+    "run_as_completed",
+    "run_in_executor",
+]
+
+T = TypeVar("T")
+
+POOL_WORKERS = min(64, (os.cpu_count() or 1) + 32)
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_limiter: ContextVar[Limiter | None] = ContextVar("leanchain_limiter", default=None)
+
+
+def get_executor() -> ThreadPoolExecutor:
+    """The shared thread pool, created on first use."""
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="leanchain")
+    return _pool
+
+
+class Limiter:
+    """Permits for helpers beyond the caller: at most ``n`` work items of a tree run at once."""
+
+    __slots__ = ("_free", "_lock", "limit")
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"max_concurrency must be at least 1, got {limit}")
+        self.limit = limit
+        self._free = limit - 1
+        self._lock = threading.Lock()
+
+    def try_acquire(self) -> bool:
+        """Take a helper permit if one is free; never blocks."""
+        with self._lock:
+            if self._free > 0:
+                self._free -= 1
+                return True
+            return False
+
+    def release(self) -> None:
+        """Give a helper permit back."""
+        with self._lock:
+            self._free += 1
+
+
+def _limiter_for(max_concurrency: int | None) -> tuple[Limiter | None, bool]:
+    """The tree's limiter (creating it from `max_concurrency`), and whether it is new."""
+    current = _limiter.get()
+    if current is not None:
+        return current, False
+    if max_concurrency is None:
+        return None, False
+    return Limiter(max_concurrency), True
+
+
+def run_all(tasks: Sequence[Callable[[], T]], max_concurrency: int | None = None) -> list[T]:
+    """Run every task, concurrently where allowed, and return results in task order.
+
+    The first exception is re-raised once every started task has finished; tasks not yet
+    started are skipped.
+    """
+    return [r for _, r in _run(tasks, max_concurrency, ordered=True)]
+
+
+def run_as_completed(
+    tasks: Sequence[Callable[[], T]], max_concurrency: int | None = None
+) -> Iterator[tuple[int, T]]:
+    """Run every task and yield ``(index, result)`` as each finishes."""
+    return _run(tasks, max_concurrency, ordered=False)
+
+
+def _run(
+    tasks: Sequence[Callable[[], T]], max_concurrency: int | None, *, ordered: bool
+) -> Iterator[tuple[int, T]]:
+    n = len(tasks)
+    if n == 0:
+        return
+    if n == 1 and max_concurrency is None:
+        yield 0, tasks[0]()
+        return
+    limiter, is_new = _limiter_for(max_concurrency)
+    token = _limiter.set(limiter) if is_new else None
+    try:
+        yield from _run_with_helpers(tasks, limiter, ordered=ordered)
+    finally:
+        if token is not None:
+            _limiter.reset(token)
+
+
+def _run_with_helpers(
+    tasks: Sequence[Callable[[], T]], limiter: Limiter | None, *, ordered: bool
+) -> Iterator[tuple[int, T]]:
+    n = len(tasks)
+    lock = threading.Lock()
+    done = threading.Condition(lock)
+    next_index = 0
+    finished: list[tuple[int, Any, BaseException | None]] = []
+    stop = False
+
+    def take() -> int | None:
+        nonlocal next_index
+        with lock:
+            if stop or next_index >= n:
+                return None
+            i = next_index
+            next_index += 1
+            return i
+
+    def run_one(i: int) -> None:
+        try:
+            result: Any = tasks[i]()
+            error: BaseException | None = None
+        except BaseException as exc:
+            result, error = None, exc
+        with done:
+            finished.append((i, result, error))
+            done.notify_all()
+
+    pool = get_executor()
+    unspawned = min(n - 1, POOL_WORKERS)
+    starting = 0  # helpers submitted to the pool that have not started yet
+
+    def spawn_one() -> None:
+        # Helpers start one at a time, each starting the next: when the work is trivial the
+        # caller finishes it all before the first helper wakes, and only one was submitted.
+        nonlocal unspawned, starting
+        with lock:
+            if unspawned <= 0 or stop or next_index >= n:
+                return
+            if limiter is not None and not limiter.try_acquire():
+                return
+            unspawned -= 1
+            starting += 1
+        ctx = contextvars.copy_context()
+        pool.submit(ctx.run, helper, limiter is not None)
+
+    def helper(holds_permit: bool) -> None:
+        nonlocal starting
+        with lock:
+            starting -= 1
+        try:
+            spawn_one()
+            while (i := take()) is not None:
+                run_one(i)
+        finally:
+            if holds_permit and limiter is not None:
+                limiter.release()
+
+    results: list[Any] = [None] * n
+    emitted = 0
+    yielded_upto = 0
+    ready = [False] * n
+    try:
+        while True:
+            if starting == 0:
+                spawn_one()
+            i = take()
+            if i is not None:
+                run_one(i)
+            with done:
+                while i is None and len(finished) == emitted and emitted < next_index:
+                    done.wait()
+                fresh = finished[emitted:]
+                emitted = len(finished)
+            for index, result, error in fresh:
+                if error is not None:
+                    with lock:
+                        stop = True
+                    _wait_started(done, finished, lambda: next_index)
+                    raise error
+                if ordered:
+                    results[index] = result
+                    ready[index] = True
+                else:
+                    yield index, result
+            if ordered:
+                while yielded_upto < n and ready[yielded_upto]:
+                    yield yielded_upto, results[yielded_upto]
+                    yielded_upto += 1
+            if emitted == n:
+                return
+    finally:
+        with lock:
+            stop = True
+
+
+def _wait_started(
+    done: threading.Condition, finished: list[Any], started: Callable[[], int]
+) -> None:
+    """Wait until every task that was started has finished."""
+    with done:
+        while len(finished) < started():
+            done.wait()
+
+
+async def arun_all(
+    tasks: Sequence[Callable[[], Awaitable[T]]], max_concurrency: int | None = None
+) -> list[T]:
+    """Await every task, concurrently where allowed; results in task order."""
+    results: list[Any] = [None] * len(tasks)
+    async for i, result in arun_as_completed(tasks, max_concurrency):
+        results[i] = result
+    return results
+
+
+async def arun_as_completed(
+    tasks: Sequence[Callable[[], Awaitable[T]]], max_concurrency: int | None = None
+) -> AsyncIterator[tuple[int, T]]:
+    """Await every task and yield ``(index, result)`` as each finishes."""
+    n = len(tasks)
+    if n == 0:
+        return
+    limiter, is_new = _limiter_for(max_concurrency)
+    token = _limiter.set(limiter) if is_new else None
+    try:
+        if limiter is None:
+            async for item in _gather_as_completed(tasks):
+                yield item
+        else:
+            async for item in _abounded(tasks, limiter):
+                yield item
+    finally:
+        if token is not None:
+            _limiter.reset(token)
+
+
+async def _gather_as_completed(
+    tasks: Sequence[Callable[[], Awaitable[T]]],
+) -> AsyncIterator[tuple[int, T]]:
+    async def indexed(i: int) -> tuple[int, T]:
+        return i, await tasks[i]()
+
+    pending = {asyncio.ensure_future(indexed(i)) for i in range(len(tasks))}
+    try:
+        while pending:
+            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for future in finished:
+                yield future.result()
+    finally:
+        for future in pending:
+            future.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+
+async def _abounded(
+    tasks: Sequence[Callable[[], Awaitable[T]]], limiter: Limiter
+) -> AsyncIterator[tuple[int, T]]:
+    """Worker coroutines pull tasks from one queue: the caller's own worker needs no permit."""
+    n = len(tasks)
+    next_index = 0
+    queue: asyncio.Queue[tuple[int, Any, BaseException | None]] = asyncio.Queue()
+
+    async def worker(holds_permit: bool) -> None:
+        nonlocal next_index
+        try:
+            while next_index < n:
+                i = next_index
+                next_index += 1
+                try:
+                    await queue.put((i, await tasks[i](), None))
+                except Exception as exc:
+                    await queue.put((i, None, exc))
+        finally:
+            if holds_permit:
+                limiter.release()
+
+    workers = [asyncio.ensure_future(worker(False))]
+    spawnable = n - 1
+    try:
+        for _ in range(n):
+            while spawnable > 0 and next_index < n and limiter.try_acquire():
+                spawnable -= 1
+                workers.append(asyncio.ensure_future(worker(True)))
+            i, result, error = await queue.get()
+            if error is not None:
+                raise error
+            yield i, result
+    finally:
+        for w in workers:
+            w.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+
+
+async def run_in_executor(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a blocking function in the shared pool without blocking the event loop.
+
+    Context variables travel into the worker thread. A `StopIteration` raised by `func`
+    becomes a `RuntimeError`, since it cannot cross a coroutine boundary.
+    """
+
+    def call() -> T:
+        try:
+            return func(*args, **kwargs)
+        except StopIteration as exc:
+            raise RuntimeError(f"{func!r} raised StopIteration") from exc
+
+    ctx = contextvars.copy_context()
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(get_executor(), functools.partial(ctx.run, call))

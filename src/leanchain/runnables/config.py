@@ -1,0 +1,194 @@
+"""`RunnableConfig` and how it travels down a call tree.
+
+A config is passed explicitly from parent to child, and is also published in a context
+variable while user code runs (a lambda, a tool, a generator), so that a runnable invoked from
+inside that code without a config inherits its parent's tags, metadata, callbacks and limits.
+
+Configs are never mutated: every change makes a new dict. On the fast path (no callbacks, no
+run name) a parent hands its own config object to its children unchanged.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+from uuid import UUID
+
+if TYPE_CHECKING:
+    from leanchain.callbacks.manager import Callbacks
+
+__all__ = [
+    "DEFAULT_RECURSION_LIMIT",
+    "RunnableConfig",
+    "ensure_config",
+    "get_config",
+    "get_config_list",
+    "merge_configs",
+    "patch_config",
+    "set_config_context",
+]
+
+DEFAULT_RECURSION_LIMIT = 25
+
+
+class RunnableConfig(TypedDict, total=False):
+    """Options for one call of a runnable; every key is optional."""
+
+    tags: list[str]
+    """Labels for this run and every run below it."""
+    metadata: dict[str, Any]
+    """Free-form data for this run and every run below it."""
+    callbacks: Callbacks
+    """Handlers (or a manager) that observe this run and its children."""
+    run_name: str
+    """A name for this run only; children keep their own names."""
+    max_concurrency: int | None
+    """The most work items that run at once anywhere in this call tree."""
+    recursion_limit: int
+    """How many times a lambda may return a runnable to be run in its place (default 25)."""
+    configurable: dict[str, Any]
+    """Values for configurable fields and alternatives, by id."""
+    run_id: UUID | None
+    """The id for this run only (children get fresh ids)."""
+
+
+CONFIG_KEYS = frozenset(RunnableConfig.__annotations__)
+_EMPTY: RunnableConfig = {}
+_PER_RUN_KEYS = ("run_name", "run_id")
+
+_current: ContextVar[RunnableConfig | None] = ContextVar("leanchain_config", default=None)
+
+
+def get_config() -> RunnableConfig:
+    """The config of the runnable whose user code is running now (empty outside any run)."""
+    return _current.get() or _EMPTY
+
+
+def set_config_context(config: RunnableConfig) -> Any:
+    """Publish `config` to code called from here; returns the token for `reset_config_context`."""
+    return _current.set(config)
+
+
+def reset_config_context(token: Any) -> None:
+    """Undo `set_config_context`."""
+    _current.reset(token)
+
+
+def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
+    """The effective config: the given one laid over the one inherited from the context.
+
+    Keys of the given config replace inherited ones (LangChain's behaviour). Unknown top-level
+    keys move into ``configurable``. The result must be treated as read-only.
+    """
+    parent = _current.get()
+    if config is None:
+        return parent if parent is not None else _EMPTY
+    if parent is not None and parent is not config:
+        inherited = {k: v for k, v in parent.items() if k not in _PER_RUN_KEYS and v is not None}
+        config = cast(RunnableConfig, {**inherited, **config})
+    for key in config:
+        if key not in CONFIG_KEYS:
+            return _move_unknown_keys(config)
+    return config
+
+
+def _move_unknown_keys(config: RunnableConfig) -> RunnableConfig:
+    known: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in config.items():
+        (known if key in CONFIG_KEYS else extra)[key] = value
+    known["configurable"] = {**extra, **known.get("configurable", {})}
+    return known  # type: ignore[return-value]
+
+
+def strip_run_keys(config: RunnableConfig) -> RunnableConfig:
+    """The config for a child: ``run_name`` and ``run_id`` belong to the parent run only."""
+    if "run_name" in config or "run_id" in config:
+        return {k: v for k, v in config.items() if k not in _PER_RUN_KEYS}  # type: ignore[return-value]
+    return config
+
+
+def patch_config(
+    config: RunnableConfig | None,
+    *,
+    callbacks: Callbacks | None = None,
+    recursion_limit: int | None = None,
+    max_concurrency: int | None = None,
+    run_name: str | None = None,
+    configurable: dict[str, Any] | None = None,
+) -> RunnableConfig:
+    """A copy of `config` with the given keys replaced (``configurable`` is merged).
+
+    Replacing callbacks drops ``run_name`` and ``run_id``: they named the original run only.
+    """
+    patched: dict[str, Any] = dict(ensure_config(config))
+    if callbacks is not None:
+        patched["callbacks"] = callbacks
+        patched.pop("run_name", None)
+        patched.pop("run_id", None)
+    if recursion_limit is not None:
+        patched["recursion_limit"] = recursion_limit
+    if max_concurrency is not None:
+        patched["max_concurrency"] = max_concurrency
+    if run_name is not None:
+        patched["run_name"] = run_name
+    if configurable is not None:
+        patched["configurable"] = {**patched.get("configurable", {}), **configurable}
+    return patched  # type: ignore[return-value]
+
+
+def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
+    """Merge configs left to right: tags union (sorted), metadata and configurable update,
+    callbacks concatenate, a non-default recursion limit wins, other keys: last set value wins.
+    """
+    from leanchain.callbacks.manager import merge_callbacks
+
+    merged: dict[str, Any] = {}
+    for config in configs:
+        if not config:
+            continue
+        items: dict[str, Any] = dict(ensure_config(config))
+        for key, value in items.items():
+            if key == "tags":
+                merged["tags"] = sorted(set(merged.get("tags", [])) | set(value or []))
+            elif key in ("metadata", "configurable"):
+                merged[key] = {**merged.get(key, {}), **(value or {})}
+            elif key == "callbacks":
+                merged["callbacks"] = merge_callbacks(merged.get("callbacks"), value)
+            elif key == "recursion_limit":
+                if value != DEFAULT_RECURSION_LIMIT:
+                    merged["recursion_limit"] = value
+            elif value is not None or key not in merged:
+                merged[key] = value
+    return merged  # type: ignore[return-value]
+
+
+def get_config_list(
+    config: RunnableConfig | Sequence[RunnableConfig] | None, length: int
+) -> list[RunnableConfig]:
+    """One config per input of a batch.
+
+    Raises:
+        ValueError: a list of configs whose length differs from the number of inputs.
+    """
+    if length < 0:
+        raise ValueError(f"length must be >= 0, but got {length}")
+    if isinstance(config, Sequence):
+        if len(config) != length:
+            raise ValueError(
+                "config must be a list of the same length as inputs, "
+                f"but got {len(config)} configs for {length} inputs"
+            )
+        return [ensure_config(c) for c in config]
+    single = ensure_config(config)
+    if length > 1 and single.get("run_id") is not None:
+        warnings.warn(
+            "Provided run_id be used only for the first element of the batch.",
+            category=RuntimeWarning,
+            stacklevel=3,
+        )
+        rest: RunnableConfig = {k: v for k, v in single.items() if k != "run_id"}  # type: ignore[assignment]
+        return [single] + [rest] * (length - 1)
+    return [single] * length

@@ -1,0 +1,401 @@
+"""Plain functions as runnables: `RunnableLambda`, `RunnableGenerator` and `@chain`."""
+
+from __future__ import annotations
+
+import ast
+import contextvars
+import inspect
+import textwrap
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, cast, overload
+
+from leanchain.callbacks.manager import RunManager
+from leanchain.runnables._executor import run_in_executor
+from leanchain.runnables.base import Input, Output, Runnable, _afold, _fold
+from leanchain.runnables.config import (
+    DEFAULT_RECURSION_LIMIT,
+    RunnableConfig,
+    _current,
+    ensure_config,
+    patch_config,
+)
+from leanchain.runnables.utils import accepts_config
+
+__all__ = ["RunnableGenerator", "RunnableLambda", "chain"]
+
+_SYNC_COROUTINE = "Cannot invoke a coroutine function synchronously.Use `ainvoke` instead."
+_SYNC_STREAM = "Cannot stream a coroutine function synchronously.Use `astream` instead."
+
+
+def _is_async(func: Any) -> bool:
+    return inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)
+
+
+def _lambda_source(func: Callable[..., Any]) -> str | None:
+    """The source text of a ``lambda`` expression, for repr."""
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda):
+            return ast.get_source_segment(source, node)
+    return None
+
+
+def _recurse(
+    output: Any, runnable: Runnable[Any, Any], input: Any, config: RunnableConfig
+) -> tuple[Runnable[Any, Any], RunnableConfig]:
+    limit = config.get("recursion_limit", DEFAULT_RECURSION_LIMIT)
+    if limit <= 0:
+        raise RecursionError(
+            f"Recursion limit reached when invoking {runnable!r} with input {input}."
+        )
+    return output, patch_config(config, recursion_limit=limit - 1)
+
+
+class RunnableLambda(Runnable[Input, Output]):
+    """A function (sync, async, or a generator of either) as a runnable.
+
+    The function may take a ``config`` parameter to receive the run's config; extra keyword
+    arguments given to `invoke` are passed on. A returned runnable is run on the same input
+    (bounded by ``recursion_limit``).
+    """
+
+    __slots__ = ("_afunc_config", "_func_config", "_func_gen", "afunc", "func", "name")
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        afunc: Callable[..., Awaitable[Any]] | None = None,
+        name: str | None = None,
+    ) -> None:
+        if afunc is not None and _is_async(func):
+            raise TypeError(
+                "Func was provided as a coroutine function, but afunc was also provided. "
+                "If providing both, func should be a regular function to avoid ambiguity."
+            )
+        if not callable(func):
+            raise TypeError(
+                f"Expected a callable type for `func`.Instead got an unsupported type: {type(func)}"
+            )
+        self.func: Callable[..., Any] | None
+        self.afunc: Callable[..., Any] | None
+        if _is_async(func):
+            self.func, self.afunc = None, func
+        else:
+            self.func, self.afunc = func, afunc
+        self._func_config = self.func is not None and accepts_config(self.func)
+        self._afunc_config = self.afunc is not None and accepts_config(self.afunc)
+        self._func_gen = self.func is not None and inspect.isgeneratorfunction(self.func)
+        own = getattr(func, "__name__", None)
+        self.name = name or (own if own and own != "<lambda>" else None)
+
+    def __repr__(self) -> str:
+        func = self.func or self.afunc
+        if getattr(func, "__name__", None) == "<lambda>" and func is not None:
+            source = _lambda_source(func)
+            return f"RunnableLambda({source or '...'})"
+        return f"RunnableLambda({getattr(func, '__name__', '...')})"
+
+    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
+        """The function's name; ``RunnableLambda`` for an anonymous lambda."""
+        return super().get_name(suffix, name=name or self.name or "RunnableLambda")
+
+    # -- sync -------------------------------------------------------------------------------
+
+    def _call(self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]) -> Any:
+        func = cast(Callable[..., Any], self.func)
+        token = _current.set(config)
+        try:
+            if self._func_config:
+                output = func(input, config=config, **kwargs)
+            elif kwargs:
+                output = func(input, **kwargs)
+            else:
+                output = func(input)
+            if self._func_gen:
+                output = _fold(output)[1]
+        finally:
+            _current.reset(token)
+        if isinstance(output, Runnable):
+            runnable, child = _recurse(output, self, input, config)
+            return runnable.invoke(input, child)
+        return output
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Call the function on `input`."""
+        if self.func is None:
+            raise TypeError(_SYNC_COROUTINE)
+        config = ensure_config(config)
+        if config.get("callbacks"):
+            return self._call_with_config(  # type: ignore[no-any-return]
+                lambda x, cfg, run: self._call(x, cfg, kwargs), input, config
+            )
+        return self._call(input, config, kwargs)  # type: ignore[no-any-return]
+
+    def _stream(
+        self, chunks: Iterator[Any], config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Iterator[Any]:
+        got, input = _fold(chunks)
+        if not got:
+            return
+        func = cast(Callable[..., Any], self.func)
+        if self._func_config:
+            kwargs = {**kwargs, "config": config}
+        if self._func_gen:
+            ctx = contextvars.copy_context()
+            ctx.run(_current.set, config)
+            gen = ctx.run(func, input, **kwargs)
+            while True:
+                try:
+                    chunk = ctx.run(next, gen)
+                except StopIteration:
+                    return
+                yield chunk
+        token = _current.set(config)
+        try:
+            output = func(input, **kwargs)
+        finally:
+            _current.reset(token)
+        if isinstance(output, Runnable):
+            runnable, child = _recurse(output, self, input, config)
+            yield from runnable.stream(input, child)
+        else:
+            yield output
+
+    def transform(
+        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        """Gather the whole input, then yield the output (a generator's chunks as they come)."""
+        if self.func is None:
+            raise TypeError(_SYNC_STREAM)
+        return self._transform_with_config(
+            input, lambda it, cfg, run: self._stream(it, cfg, kwargs), config
+        )
+
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        """`transform` over a single input."""
+        return self.transform(iter((input,)), config, **kwargs)
+
+    # -- async ------------------------------------------------------------------------------
+
+    async def _acall(self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]) -> Any:
+        if self.afunc is None:
+            return await run_in_executor(self._call, input, config, kwargs)
+        if self._afunc_config:
+            kwargs = {**kwargs, "config": config}
+        token = _current.set(config)
+        try:
+            if inspect.isasyncgenfunction(self.afunc):
+                output = (await _afold(cast(AsyncIterator[Any], self.afunc(input, **kwargs))))[1]
+            else:
+                output = await self.afunc(input, **kwargs)
+        finally:
+            _current.reset(token)
+        if isinstance(output, Runnable):
+            runnable, child = _recurse(output, self, input, config)
+            return await runnable.ainvoke(input, child)
+        return output
+
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
+        """Await the async function, or run the sync one in a worker thread."""
+        return await self._acall_with_config(
+            lambda x, cfg, run: self._acall(x, cfg, kwargs), input, config
+        )
+
+    async def _astream(
+        self, chunks: AsyncIterator[Any], config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> AsyncIterator[Any]:
+        got, input = await _afold(chunks)
+        if not got:
+            return
+        if self.afunc is not None and inspect.isasyncgenfunction(self.afunc):
+            if self._afunc_config:
+                kwargs = {**kwargs, "config": config}
+            token = _current.set(config)
+            try:
+                async for chunk in self.afunc(input, **kwargs):
+                    yield chunk
+            finally:
+                _current.reset(token)
+            return
+        if self.afunc is None and self._func_gen:
+            for chunk in await run_in_executor(
+                lambda: list(self._stream(iter((input,)), config, kwargs))
+            ):
+                yield chunk
+            return
+        yield await self._acall(input, config, kwargs)
+
+    def atransform(
+        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """Async `transform`."""
+        return self._atransform_with_config(
+            input, lambda it, cfg, run: self._astream(it, cfg, kwargs), config
+        )
+
+    async def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """Async `stream`."""
+
+        async def single() -> AsyncIterator[Input]:
+            yield input
+
+        async for chunk in self.atransform(single(), config, **kwargs):
+            yield chunk
+
+    @property
+    def InputType(self) -> Any:
+        """The type hint of the function's first parameter (``Any`` without one)."""
+        return _first_param_type(self.func or self.afunc)
+
+    @property
+    def OutputType(self) -> Any:
+        """The function's return type hint (``Any`` without one)."""
+        return _return_type(self.func or self.afunc)
+
+
+def _hints(func: Any) -> dict[str, Any]:
+    try:
+        import typing
+
+        return typing.get_type_hints(func)
+    except Exception:
+        return {}
+
+
+def _first_param_type(func: Any) -> Any:
+    try:
+        params = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return Any
+    return _hints(func).get(params[0], Any) if params else Any
+
+
+def _return_type(func: Any) -> Any:
+    return _hints(func).get("return", Any)
+
+
+class RunnableGenerator(Runnable[Input, Output]):
+    """A generator function over the stream of input chunks: keeps a pipeline streaming."""
+
+    __slots__ = ("_agen", "_agen_config", "_gen", "_gen_config", "name")
+
+    def __init__(
+        self,
+        transform: Callable[..., Any],
+        atransform: Callable[..., AsyncIterator[Any]] | None = None,
+        *,
+        name: str | None = None,
+    ) -> None:
+        self._gen: Callable[..., Iterator[Any]] | None
+        self._agen: Callable[..., AsyncIterator[Any]] | None
+        if inspect.isasyncgenfunction(transform):
+            self._gen, self._agen = None, transform
+        elif inspect.isgeneratorfunction(transform):
+            self._gen, self._agen = transform, atransform
+        else:
+            raise TypeError(
+                "Expected a generator function type for `transform`."
+                f"Instead got an unsupported type: {type(transform)}"
+            )
+        self._gen_config = self._gen is not None and accepts_config(self._gen)
+        self._agen_config = self._agen is not None and accepts_config(self._agen)
+        self.name = name or getattr(transform, "__name__", None)
+
+    def __repr__(self) -> str:
+        return f"RunnableGenerator({self.get_name()})"
+
+    def _run(
+        self, input: Iterator[Any], config: RunnableConfig, run: RunManager | None
+    ) -> Iterator[Any]:
+        if self._gen is None:
+            raise TypeError(_SYNC_STREAM)
+        gen = self._gen(input, config=config) if self._gen_config else self._gen(input)
+        if not config:
+            yield from gen
+            return
+        ctx = contextvars.copy_context()
+        ctx.run(_current.set, config)
+        while True:
+            try:
+                chunk = ctx.run(next, gen)
+            except StopIteration:
+                return
+            yield chunk
+
+    def transform(
+        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        """The generator over the input chunks."""
+        return self._transform_with_config(input, self._run, config)
+
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        """The generator over a single input."""
+        return self.transform(iter((input,)), config)
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """All the generator's chunks added together."""
+        return _fold(self.stream(input, config))[1]  # type: ignore[no-any-return]
+
+    async def _arun(
+        self, input: AsyncIterator[Any], config: RunnableConfig, run: RunManager | None
+    ) -> AsyncIterator[Any]:
+        if self._agen is not None:
+            gen = self._agen(input, config=config) if self._agen_config else self._agen(input)
+            token = _current.set(config)
+            try:
+                async for chunk in gen:
+                    yield chunk
+            finally:
+                _current.reset(token)
+            return
+        items = [item async for item in input]
+        for chunk in await run_in_executor(lambda: list(self._run(iter(items), config, run))):
+            yield chunk
+
+    def atransform(
+        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """The async generator over the input chunks (a sync one runs in a worker thread)."""
+        return self._atransform_with_config(input, self._arun, config)
+
+    async def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """The async generator over a single input."""
+
+        async def single() -> AsyncIterator[Input]:
+            yield input
+
+        async for chunk in self.atransform(single(), config):
+            yield chunk
+
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
+        """All the async generator's chunks added together."""
+        return (await _afold(self.astream(input, config)))[1]  # type: ignore[no-any-return]
+
+
+@overload
+def chain(func: Callable[[Input], Awaitable[Output]]) -> Runnable[Input, Output]: ...
+@overload
+def chain(func: Callable[[Input], Iterator[Output]]) -> Runnable[Input, Output]: ...
+@overload
+def chain(func: Callable[[Input], Output]) -> Runnable[Input, Output]: ...
+
+
+def chain(func: Callable[[Any], Any]) -> Runnable[Any, Any]:
+    """Decorate a function to make it a `RunnableLambda`."""
+    return RunnableLambda(func)

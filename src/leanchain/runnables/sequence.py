@@ -1,0 +1,195 @@
+"""`RunnableSequence`: the result of ``a | b``; each step's output is the next step's input."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from leanchain.callbacks.manager import RunManager, astart_run, start_run
+from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
+from leanchain.runnables.config import RunnableConfig, ensure_config, strip_run_keys
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from leanchain.runnables.graph import Graph
+
+__all__ = ["RunnableSequence"]
+
+
+class RunnableSequence(Runnable[Input, Output]):
+    """Steps run one after another; streaming flows through every step's `transform`.
+
+    Nested sequences are flattened, so ``(a | b) | (c | d)`` has four steps. Call-time keyword
+    arguments go to the first step only.
+    """
+
+    __slots__ = ("_rest", "name", "steps")
+
+    def __init__(self, *steps: Any, name: str | None = None) -> None:
+        flat: list[Runnable[Any, Any]] = []
+        for step in steps:
+            runnable = coerce_to_runnable(step)
+            if isinstance(runnable, RunnableSequence):
+                flat.extend(runnable.steps)
+            else:
+                flat.append(runnable)
+        if len(flat) < 2:
+            raise ValueError(f"RunnableSequence must have at least 2 steps, got {len(flat)}")
+        self.steps: tuple[Runnable[Any, Any], ...] = tuple(flat)
+        self._rest = self.steps[1:]
+        self.name = name
+
+    @property
+    def first(self) -> Runnable[Input, Any]:
+        """The first step."""
+        return self.steps[0]
+
+    @property
+    def middle(self) -> list[Runnable[Any, Any]]:
+        """The steps between the first and the last."""
+        return list(self.steps[1:-1])
+
+    @property
+    def last(self) -> Runnable[Any, Output]:
+        """The last step."""
+        return self.steps[-1]
+
+    def __repr__(self) -> str:
+        return "\n| ".join(repr(step) for step in self.steps)
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Run every step in order."""
+        config = ensure_config(config)
+        if config.get("callbacks"):
+            run = start_run(config, "chain", self.get_name(), input)
+            if run is not None:
+                return self._invoke_traced(input, config, run, kwargs)
+        config = strip_run_keys(config)
+        value = self.steps[0].invoke(input, config, **kwargs)
+        for step in self._rest:
+            value = step.invoke(value, config)
+        return value  # type: ignore[no-any-return]
+
+    def _invoke_traced(
+        self, input: Any, config: RunnableConfig, run: RunManager, kwargs: dict[str, Any]
+    ) -> Output:
+        value = input
+        try:
+            for i, step in enumerate(self.steps):
+                child = run.child_config(config, f"seq:step:{i + 1}")
+                value = step.invoke(value, child, **kwargs) if i == 0 else step.invoke(value, child)
+        except BaseException as exc:
+            run.on_error(exc)
+            raise
+        run.on_end(value)
+        return value  # type: ignore[no-any-return]
+
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
+        """Run every step in order, awaiting each."""
+        config = ensure_config(config)
+        run = (
+            await astart_run(config, "chain", self.get_name(), input)
+            if config.get("callbacks")
+            else None
+        )
+        if run is None:
+            config = strip_run_keys(config)
+            value = await self.steps[0].ainvoke(input, config, **kwargs)
+            for step in self._rest:
+                value = await step.ainvoke(value, config)
+            return value  # type: ignore[no-any-return]
+        value = input
+        try:
+            for i, step in enumerate(self.steps):
+                child = run.child_config(config, f"seq:step:{i + 1}")
+                extra = kwargs if i == 0 else {}
+                value = await step.ainvoke(value, child, **extra)
+        except BaseException as exc:
+            await run.aon_error(exc)
+            raise
+        await run.aon_end(value)
+        return value  # type: ignore[no-any-return]
+
+    def _chain(
+        self, input: Iterator[Any], config: RunnableConfig, run: RunManager | None, kwargs: Any
+    ) -> Iterator[Any]:
+        config = strip_run_keys(config)
+        stream = input
+        for i, step in enumerate(self.steps):
+            child = run.child_config(config, f"seq:step:{i + 1}") if run else config
+            stream = step.transform(stream, child, **(kwargs if i == 0 else {}))
+        return stream
+
+    def transform(
+        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        """Each step's `transform` over the previous step's: chunks flow as they are made."""
+        return self._transform_with_config(
+            input, lambda it, cfg, run: self._chain(it, cfg, run, kwargs), config
+        )
+
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        """`transform` over a single input."""
+        return self.transform(iter((input,)), config, **kwargs)
+
+    def _achain(
+        self,
+        input: AsyncIterator[Any],
+        config: RunnableConfig,
+        run: RunManager | None,
+        kwargs: Any,
+    ) -> AsyncIterator[Any]:
+        config = strip_run_keys(config)
+        stream = input
+        for i, step in enumerate(self.steps):
+            child = run.child_config(config, f"seq:step:{i + 1}") if run else config
+            stream = step.atransform(stream, child, **(kwargs if i == 0 else {}))
+        return stream
+
+    def atransform(
+        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """Async `transform`."""
+        return self._atransform_with_config(
+            input, lambda it, cfg, run: self._achain(it, cfg, run, kwargs), config
+        )
+
+    async def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """Async `stream`."""
+
+        async def single() -> AsyncIterator[Input]:
+            yield input
+
+        async for chunk in self.atransform(single(), config, **kwargs):
+            yield chunk
+
+    @property
+    def InputType(self) -> Any:
+        """The first step's input type."""
+        return self.steps[0].InputType
+
+    @property
+    def OutputType(self) -> Any:
+        """The last step's output type."""
+        return self.steps[-1].OutputType
+
+    def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The first step's input schema."""
+        return self.steps[0].get_input_schema(config)
+
+    def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The last step's output schema."""
+        return self.steps[-1].get_output_schema(config)
+
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        """The steps' graphs joined end to end."""
+        from leanchain.runnables.graph import Graph
+
+        return Graph.of_sequence(self.steps, config)

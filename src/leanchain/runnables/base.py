@@ -485,6 +485,31 @@ class Runnable(ABC, Generic[Input, Output]):
             exception_key=exception_key,
         )
 
+    def configurable_fields(self, **fields: Any) -> Runnable[Input, Output]:
+        """A runnable whose named attributes can be set per call via ``config["configurable"]``.
+
+        Args:
+            **fields: attribute name → `ConfigurableField` (or a single/multi option field).
+        """
+        from leanchain.runnables.configurable import configurable_fields
+
+        return configurable_fields(self, **fields)
+
+    def configurable_alternatives(
+        self,
+        which: Any,
+        *,
+        default_key: str = "default",
+        prefix_keys: bool = False,
+        **alternatives: Any,
+    ) -> Runnable[Input, Output]:
+        """A runnable that is this one, or an alternative chosen per call by ``which.id``."""
+        from leanchain.runnables.configurable import configurable_alternatives
+
+        return configurable_alternatives(
+            self, which, default_key=default_key, prefix_keys=prefix_keys, **alternatives
+        )
+
     # -- types, schemas and graphs ----------------------------------------------------------
 
     @property

@@ -12,6 +12,7 @@ from typing import Any
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 import leanchain.testing
 from leanchain.testing import (
@@ -28,7 +29,7 @@ from leanchain.testing import (
 )
 
 API_KEY = "sk-test-secret-0123456789"
-USER = [{"role": "user", "content": "hi"}]
+USER: list[ChatCompletionMessageParam] = [{"role": "user", "content": "hi"}]
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +86,7 @@ def test_not_started_and_started_twice() -> None:
     server.start()
     try:
         with pytest.raises(
-            RuntimeError, match="^FakeProviderServer was already started; create a new one$"
+            RuntimeError, match=r"^FakeProviderServer was already started; create a new one$"
         ):
             server.start()
     finally:
@@ -94,19 +95,19 @@ def test_not_started_and_started_twice() -> None:
 
 
 def test_constructor_and_script_validation() -> None:
-    with pytest.raises(ValueError, match="^chunk_size must be >= 1, got 0$"):
+    with pytest.raises(ValueError, match=r"^chunk_size must be >= 1, got 0$"):
         FakeProviderServer(chunk_size=0)
-    with pytest.raises(ValueError, match="^chunk_size must be >= 1, got 0$"):
+    with pytest.raises(ValueError, match=r"^chunk_size must be >= 1, got 0$"):
         ScriptedReply(chunk_size=0)
-    with pytest.raises(ValueError, match="^A delay must be >= 0 seconds, got -1$"):
+    with pytest.raises(ValueError, match=r"^A delay must be >= 0 seconds, got -1$"):
         ScriptedReply(delay=-1)
     with pytest.raises(
-        ValueError, match="^stop_sequence needs finish_reason 'stop' or None, got 'length'$"
+        ValueError, match=r"^stop_sequence needs finish_reason 'stop' or None, got 'length'$"
     ):
         ScriptedReply(stop_sequence="END", finish_reason="length")
-    with pytest.raises(ValueError, match="^ScriptedError status must be 4xx or 5xx, got 200$"):
+    with pytest.raises(ValueError, match=r"^ScriptedError status must be 4xx or 5xx, got 200$"):
         ScriptedError(200)
-    with pytest.raises(ValueError, match="^after_events must be >= 0, got -1$"):
+    with pytest.raises(ValueError, match=r"^after_events must be >= 0, got -1$"):
         BrokenStream(ScriptedReply(), after_events=-1)
     with pytest.raises(
         ValueError,
@@ -114,10 +115,10 @@ def test_constructor_and_script_validation() -> None:
     ):
         ScriptedUsage(input_tokens=5, cache_read_tokens=4, cache_creation_tokens=3)
     server = FakeProviderServer()
-    with pytest.raises(TypeError, match="^Expected a ScriptedReply or a fault, got 'hello'$"):
+    with pytest.raises(TypeError, match=r"^Expected a ScriptedReply or a fault, got 'hello'$"):
         server.enqueue("hello")  # type: ignore[arg-type]
     with pytest.raises(
-        ValueError, match="^provider must be 'openai', 'anthropic' or None, got 'gemini'$"
+        ValueError, match=r"^provider must be 'openai', 'anthropic' or None, got 'gemini'$"
     ):
         server.enqueue(ScriptedReply(), provider="gemini")  # type: ignore[arg-type]
 
@@ -146,23 +147,23 @@ def test_replies_are_fifo_and_provider_queues_are_respected(server: FakeProvider
     )
     server.enqueue(for_anthropic, provider="anthropic")
     server.enqueue(first, second)
-    assert server.pending == (for_anthropic, first, second)
+    assert list(server.pending) == [for_anthropic, first, second]
     with openai.OpenAI(base_url=server.openai_base_url, api_key=API_KEY, max_retries=0) as client:
         texts = [
             client.chat.completions.create(model="m", messages=USER).choices[0].message.content
             for _ in range(2)
-        ]  # type: ignore[arg-type]
+        ]
     assert texts == ["1", "2"]
-    assert server.pending == (for_anthropic,)
+    assert list(server.pending) == [for_anthropic]
     status, _, raw = post(server, "/v1/messages", {"model": "m", "max_tokens": 5, "messages": USER})
     assert (status, json.loads(raw)["content"]) == (200, [{"type": "text", "text": "A"}])
-    assert server.pending == ()
+    assert list(server.pending) == []
 
 
 def test_requests_are_recorded_with_the_key_redacted(server: FakeProviderServer) -> None:
     server.enqueue(ScriptedReply(text="hello"))
     with openai.OpenAI(base_url=server.openai_base_url, api_key=API_KEY, max_retries=0) as client:
-        client.chat.completions.create(model="gpt-x", messages=USER, temperature=0.5)  # type: ignore[arg-type]
+        client.chat.completions.create(model="gpt-x", messages=USER, temperature=0.5)
     post(server, "/v1/messages", {"model": "c"}, {"x-api-key": API_KEY, "cookie": "session=1"})
     [recorded] = server.requests_for("openai")
     assert recorded.method == "POST"
@@ -207,13 +208,15 @@ def test_unknown_route_and_bad_body(server: FakeProviderServer) -> None:
         body={"input": "x"},
     )
     assert server.requests[1].body is None
-    assert server.pending == (ScriptedReply(text="kept"),)
+    assert list(server.pending) == [ScriptedReply(text="kept")]
 
 
 def test_script_exhausted_fails_loudly_without_retries(server: FakeProviderServer) -> None:
-    with openai.OpenAI(base_url=server.openai_base_url, api_key=API_KEY, max_retries=2) as client:
-        with pytest.raises(openai.InternalServerError) as info:
-            client.chat.completions.create(model="gpt-x", messages=USER)  # type: ignore[arg-type]
+    with (
+        openai.OpenAI(base_url=server.openai_base_url, api_key=API_KEY, max_retries=2) as client,
+        pytest.raises(openai.InternalServerError) as info,
+    ):
+        client.chat.completions.create(model="gpt-x", messages=USER)
     assert info.value.body == {
         "message": "FakeProviderServer script exhausted: no reply left for the openai request "
         "to /v1/chat/completions (model 'gpt-x'); enqueue another ScriptedReply or fault",
@@ -338,29 +341,35 @@ def test_reset_forgets_script_records_and_ids(server: FakeProviderServer) -> Non
 
 def test_stop_does_not_wait_for_slow_answers_or_stalled_streams() -> None:
     server = FakeProviderServer().start()
-    server.enqueue(ScriptedReply(text="late", delay=60), StalledStream(ScriptedReply(text="zzz")))
-    outcomes: list[BaseException | tuple[int, dict[str, str], bytes]] = []
+    server.enqueue(
+        StalledStream(ScriptedReply(text="zzz"), after_events=1),
+        ScriptedReply(text="late", delay=60),
+    )
+    stalled = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    body = json.dumps({"model": "c", "messages": USER, "stream": True})
+    stalled.request("POST", "/v1/messages", body=body)
+    stream = stalled.getresponse()
+    assert stream.readline() == b"event: message_start\n"
+    slow_outcome: list[BaseException] = []
 
-    def call(body: dict[str, Any]) -> None:
+    def call_slow() -> None:
         try:
-            outcomes.append(post(server, "/v1/messages", body))
+            post(server, "/v1/messages", {"model": "c", "messages": USER})
         except (OSError, http.client.HTTPException) as exc:
-            outcomes.append(exc)
+            slow_outcome.append(exc)
 
-    threads = [
-        threading.Thread(target=call, args=({"model": "c", "messages": USER},)),
-        threading.Thread(target=call, args=({"model": "c", "messages": USER, "stream": True},)),
-    ]
-    for thread in threads:
-        thread.start()
+    slow = threading.Thread(target=call_slow)
+    slow.start()
     while len(server.requests) < 2:
         time.sleep(0.01)
     started = time.monotonic()
     server.stop()
-    for thread in threads:
-        thread.join(5)
+    slow.join(5)
     assert time.monotonic() - started < 3  # versus the 60 s the slow answer would take
-    assert sorted(type(o).__name__ for o in outcomes) == ["IncompleteRead", "RemoteDisconnected"]
+    assert [type(exc) for exc in slow_outcome] == [http.client.RemoteDisconnected]
+    with pytest.raises(http.client.IncompleteRead):
+        stream.read()
+    stalled.close()
 
 
 def test_mid_stream_error_and_broken_stream_counts_are_capped(server: FakeProviderServer) -> None:
@@ -377,9 +386,9 @@ def test_mid_stream_error_and_broken_stream_counts_are_capped(server: FakeProvid
     _, _, raw = post(server, "/v1/messages", body)
     frames = raw.decode().split("\n\n")[:-1]
     assert frames[-2].startswith("event: message_delta\n")
-    assert (
-        frames[-1]
-        == 'event: error\ndata: {"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}'
+    assert frames[-1] == (
+        "event: error\n"
+        'data: {"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}'
     )
     _, _, raw = post(server, "/v1/chat/completions", body)
     assert raw.decode().split("\n\n")[-2].startswith('data: {"id":"chatcmpl-fake1"')

@@ -140,14 +140,13 @@ class _Handler(BaseHTTPRequestHandler):
             if not self.state.wait(item.delay):
                 self.close_connection = True
             elif stream:
-                self._stream(provider, item, self._events(provider, item, body), None)
+                self._stream(provider, item, body, None)
             else:
                 ctx = self._context(provider, item, body)
                 reply_body = _WIRES[provider].reply_body(item, ctx)
                 self._send_json(200, reply_body, self._id_header(provider))
         elif stream:
-            events = self._events(provider, item.reply, body)
-            self._stream(provider, item.reply, events, item)
+            self._stream(provider, item.reply, body, item)
         else:
             message = (
                 f"FakeProviderServer: a {type(item).__name__} was scripted but the {provider} "
@@ -172,21 +171,18 @@ class _Handler(BaseHTTPRequestHandler):
             and stream_options.get("include_usage") is True,
         )
 
-    def _events(
-        self, provider: Provider, reply: ScriptedReply, body: dict[str, Any]
-    ) -> list[bytes]:
-        ctx = self._context(provider, reply, body)
-        if provider == "openai":
-            return _openai_wire.stream_events(reply, ctx)
-        return _anthropic_wire.stream_events(reply, ctx, ping=self.state.anthropic_ping)
-
     def _stream(
         self,
         provider: Provider,
         reply: ScriptedReply,
-        events: list[bytes],
+        body: dict[str, Any],
         fault: StreamFault | None,
     ) -> None:
+        ctx = self._context(provider, reply, body)
+        if provider == "openai":
+            events = _openai_wire.stream_events(reply, ctx)
+        else:
+            events = _anthropic_wire.stream_events(reply, ctx, ping=self.state.anthropic_ping)
         # A fault never sends the terminator, whatever after_events says.
         sent = events if fault is None else events[: min(fault.after_events, len(events) - 1)]
         self.send_response(200)

@@ -38,7 +38,9 @@ class ScriptedToolCall:
     Args:
         name: the tool name the model asks for.
         arguments: the arguments as a dict (sent as JSON), or a raw string sent verbatim, which
-            lets a test send malformed JSON.
+            lets a test send malformed JSON. A non-stream Anthropic ``tool_use.input`` must be an
+            object, so there a raw string that is not a JSON object is sent as the string itself
+            (the SDK passes it through unvalidated).
         id: the call id; ``None`` lets the server number it (``call_1``, ``toolu_1``, ...).
     """
 

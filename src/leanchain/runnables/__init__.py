@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from leanchain.runnables.base import Runnable, coerce_to_runnable
 from leanchain.runnables.binding import RunnableBinding
+from leanchain.runnables.branch import RunnableBranch
 from leanchain.runnables.config import RunnableConfig, ensure_config, get_config, patch_config
+from leanchain.runnables.configurable import (
+    ConfigurableField,
+    ConfigurableFieldMultiOption,
+    ConfigurableFieldSingleOption,
+    ConfigurableFieldSpec,
+)
 from leanchain.runnables.fallbacks import RunnableWithFallbacks
+from leanchain.runnables.graph import Graph
 from leanchain.runnables.lambdas import RunnableGenerator, RunnableLambda, chain
 from leanchain.runnables.parallel import RunnableMap, RunnableParallel
 from leanchain.runnables.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick
@@ -15,9 +23,15 @@ from leanchain.runnables.utils import AddableDict
 
 __all__ = [
     "AddableDict",
+    "ConfigurableField",
+    "ConfigurableFieldMultiOption",
+    "ConfigurableFieldSingleOption",
+    "ConfigurableFieldSpec",
+    "Graph",
     "Runnable",
     "RunnableAssign",
     "RunnableBinding",
+    "RunnableBranch",
     "RunnableConfig",
     "RunnableGenerator",
     "RunnableLambda",

@@ -15,8 +15,9 @@ import inspect
 import logging
 import threading
 from collections.abc import Coroutine, Sequence
+from random import getrandbits as _getrandbits
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
-from uuid import UUID, uuid4
+from uuid import UUID, SafeUUID
 
 from leanchain.callbacks.base import BaseCallbackHandler
 
@@ -34,6 +35,11 @@ __all__ = [
 ]
 
 logger = logging.getLogger("leanchain.callbacks")
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+_UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48)) & ((1 << 128) - 1)
+_UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
 
 RunType: TypeAlias = Literal["chain", "prompt", "parser", "chat_model", "tool", "agent"]
 
@@ -79,9 +85,9 @@ class CallbackManager:
         parent_run_id: UUID | None = None,
         tags: Sequence[str] = (),
     ) -> None:
-        self.handlers = tuple(handlers)
+        self.handlers = handlers if type(handlers) is tuple else tuple(handlers)
         self.parent_run_id = parent_run_id
-        self.tags = tuple(tags)
+        self.tags = tags if type(tags) is tuple else tuple(tags)
 
     def __repr__(self) -> str:
         return f"CallbackManager(handlers={list(self.handlers)!r}, parent={self.parent_run_id})"
@@ -136,7 +142,7 @@ def _dispatch(
             continue
         try:
             result = getattr(handler, event)(*args, **kw)
-            if inspect.iscoroutine(result):
+            if result is not None and inspect.iscoroutine(result):
                 _run_coroutine(result)
         except Exception as exc:
             if handler.raise_error:
@@ -153,12 +159,25 @@ async def _adispatch(
             continue
         try:
             result = getattr(handler, event)(*args, **kw)
-            if inspect.isawaitable(result):
+            if result is not None and inspect.isawaitable(result):
                 await result
         except Exception as exc:
             if handler.raise_error:
                 raise
             logger.warning("Error in %s.%s callback: %r", type(handler).__name__, event, exc)
+
+
+def new_run_id() -> UUID:
+    """A random (version 4) run id.
+
+    Run ids name runs, they guard nothing, so the fast `random` generator serves: `uuid4`
+    reads the OS entropy pool on every call, which costs as much as a whole traced step.
+    """
+    # What `UUID.__init__` itself ends with, minus its argument checks (half the cost).
+    run_id = _new_object(UUID)
+    _set_attribute(run_id, "int", (_getrandbits(128) & _UUID4_CLEAR) | _UUID4_SET)
+    _set_attribute(run_id, "is_safe", SafeUUID.unknown)
+    return run_id
 
 
 class RunManager:
@@ -177,7 +196,6 @@ class RunManager:
 
     def __init__(
         self,
-        *,
         run_id: UUID,
         parent_run_id: UUID | None,
         handlers: tuple[BaseCallbackHandler, ...],
@@ -202,30 +220,35 @@ class RunManager:
 
     def child_config(self, config: RunnableConfig, tag: str | None = None) -> RunnableConfig:
         """`config` for a child run of this one."""
-        child: dict[str, Any] = {
-            k: v for k, v in config.items() if k != "run_name" and k != "run_id"
-        }
-        child["callbacks"] = self.child(tag)
+        child: dict[str, Any] = dict(config)
+        child.pop("run_name", None)
+        child.pop("run_id", None)
+        child["callbacks"] = CallbackManager(self.handlers, self.run_id, (tag,) if tag else ())
         return child  # type: ignore[return-value]
-
-    def _ids(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "parent_run_id": self.parent_run_id}
 
     def emit(self, event: str, *args: Any, **kwargs: Any) -> None:
         """Send `event` (a handler method name) about this run to every handler."""
-        _dispatch(self.handlers, event, args, {**kwargs, **self._ids()})
+        kwargs["run_id"] = self.run_id
+        kwargs["parent_run_id"] = self.parent_run_id
+        _dispatch(self.handlers, event, args, kwargs)
 
     async def aemit(self, event: str, *args: Any, **kwargs: Any) -> None:
         """Async twin of `emit`."""
-        await _adispatch(self.handlers, event, args, {**kwargs, **self._ids()})
+        kwargs["run_id"] = self.run_id
+        kwargs["parent_run_id"] = self.parent_run_id
+        await _adispatch(self.handlers, event, args, kwargs)
 
     def on_end(self, output: Any, **kwargs: Any) -> None:
         """Report that the run finished with `output`."""
-        self.emit(_END.get(self.run_type, "on_chain_end"), output, **kwargs)
+        kwargs["run_id"] = self.run_id
+        kwargs["parent_run_id"] = self.parent_run_id
+        _dispatch(self.handlers, _END.get(self.run_type, "on_chain_end"), (output,), kwargs)
 
     def on_error(self, error: BaseException, **kwargs: Any) -> None:
         """Report that the run raised `error`."""
-        self.emit(_ERROR.get(self.run_type, "on_chain_error"), error, **kwargs)
+        kwargs["run_id"] = self.run_id
+        kwargs["parent_run_id"] = self.parent_run_id
+        _dispatch(self.handlers, _ERROR.get(self.run_type, "on_chain_error"), (error,), kwargs)
 
     async def aon_end(self, output: Any, **kwargs: Any) -> None:
         """Async twin of `on_end`."""
@@ -236,7 +259,10 @@ class RunManager:
         await self.aemit(_ERROR.get(self.run_type, "on_chain_error"), error, **kwargs)
 
 
-def _prepare(config: RunnableConfig, run_type: RunType, name: str) -> tuple[RunManager, str] | None:
+def _prepare(
+    config: RunnableConfig, run_type: RunType, name: str, extra: dict[str, Any]
+) -> tuple[RunManager, str, dict[str, Any]] | None:
+    """The run manager, the start event's name, and its keyword arguments."""
     callbacks = config.get("callbacks")
     if not callbacks:
         return None
@@ -246,30 +272,30 @@ def _prepare(config: RunnableConfig, run_type: RunType, name: str) -> tuple[RunM
         handlers, parent, local_tags = tuple(callbacks), None, ()
     if not handlers:
         return None
-    inheritable = list(config.get("tags") or ())
+    inherited = config.get("tags")
+    inheritable = list(inherited) if inherited else []
+    tags = [*local_tags, *inheritable] if local_tags else inheritable[:]
+    inherited_metadata = config.get("metadata")
+    metadata = dict(inherited_metadata) if inherited_metadata else {}
+    run_name = config.get("run_name") or name
     manager = RunManager(
-        run_id=config.get("run_id") or uuid4(),
-        parent_run_id=parent,
-        handlers=handlers,
-        run_type=run_type,
-        name=config.get("run_name") or name,
-        tags=[*local_tags, *inheritable],
-        inheritable_tags=inheritable,
-        metadata=dict(config.get("metadata") or {}),
+        config.get("run_id") or new_run_id(),
+        parent,
+        handlers,
+        run_type,
+        run_name,
+        tags,
+        inheritable,
+        metadata,
     )
-    return manager, _START.get(run_type, "on_chain_start")
-
-
-def _start_kwargs(manager: RunManager, extra: dict[str, Any]) -> dict[str, Any]:
-    kwargs = {
-        "tags": manager.tags,
-        "metadata": manager.metadata,
-        "name": manager.name,
-        **extra,
-    }
-    if manager.run_type in ("prompt", "parser"):
-        kwargs["run_type"] = manager.run_type
-    return kwargs
+    extra["run_id"] = manager.run_id
+    extra["parent_run_id"] = parent
+    extra["tags"] = tags
+    extra["metadata"] = metadata
+    extra["name"] = run_name
+    if run_type == "prompt" or run_type == "parser":
+        extra["run_type"] = run_type
+    return manager, _START.get(run_type, "on_chain_start"), extra
 
 
 def start_run(
@@ -291,13 +317,11 @@ def start_run(
         serialized: a description of the runnable; defaults to ``{"name": name}``.
         **extra: passed to the start event as keywords (``inputs=`` for tools, ...).
     """
-    prepared = _prepare(config, run_type, name)
+    prepared = _prepare(config, run_type, name, extra)
     if prepared is None:
         return None
-    manager, event = prepared
-    manager.emit(
-        event, serialized or {"name": manager.name}, inputs, **_start_kwargs(manager, extra)
-    )
+    manager, event, kwargs = prepared
+    _dispatch(manager.handlers, event, (serialized or {"name": manager.name}, inputs), kwargs)
     return manager
 
 
@@ -311,11 +335,11 @@ async def astart_run(
     **extra: Any,
 ) -> RunManager | None:
     """Async twin of `start_run`."""
-    prepared = _prepare(config, run_type, name)
+    prepared = _prepare(config, run_type, name, extra)
     if prepared is None:
         return None
-    manager, event = prepared
-    await manager.aemit(
-        event, serialized or {"name": manager.name}, inputs, **_start_kwargs(manager, extra)
+    manager, event, kwargs = prepared
+    await _adispatch(
+        manager.handlers, event, (serialized or {"name": manager.name}, inputs), kwargs
     )
     return manager

@@ -8,7 +8,7 @@ bindings, retries, fallbacks, schemas and graphs.
 from __future__ import annotations
 
 import inspect
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import (
     AsyncIterator,
     Awaitable,
@@ -44,6 +44,8 @@ Output = TypeVar("Output", covariant=True)
 Out = TypeVar("Out")
 Other = TypeVar("Other")
 
+_ABSTRACT = ("invoke",)
+
 RunnableLike = Any
 """A runnable, a callable, a generator function, or a dict of those (coerced by `|`)."""
 
@@ -77,13 +79,25 @@ async def _afold(chunks: AsyncIterator[Any]) -> tuple[bool, Any]:
     return got, total
 
 
-class Runnable(ABC, Generic[Input, Output]):
+class Runnable(Generic[Input, Output]):
     """A unit of work that can be invoked, batched, streamed and composed with ``|``.
 
     Runnables are immutable after construction and safe to share between threads and tasks.
     """
 
+    # Not an `abc.ABC`: ``isinstance(x, Runnable)`` runs on every lambda call to spot a
+    # returned runnable, and ABCMeta's check costs four times a plain one. `__init_subclass__`
+    # keeps the "cannot instantiate without `invoke`" guarantee.
     __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        abstract = {
+            name
+            for name in _ABSTRACT
+            if getattr(getattr(cls, name, None), "__isabstractmethod__", False)
+        }
+        cls.__abstractmethods__ = frozenset(abstract)  # type: ignore[attr-defined]
 
     name: str | None = None
     """The name shown in callbacks, events and graphs (defaults to the class name)."""
@@ -557,6 +571,9 @@ class Runnable(ABC, Generic[Input, Output]):
         from leanchain.runnables.graph import Graph
 
         return Graph.of_single(self)
+
+
+Runnable.__abstractmethods__ = frozenset(_ABSTRACT)  # type: ignore[attr-defined]
 
 
 def _add(left: Any, right: Any) -> Any:

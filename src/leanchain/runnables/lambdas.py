@@ -7,12 +7,13 @@ import contextvars
 import inspect
 import textwrap
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any, cast, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
-from leanchain.callbacks.manager import RunManager
+from leanchain.callbacks.manager import RunManager, start_run
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Input, Output, Runnable, _afold, _fold
 from leanchain.runnables.config import (
+    _EMPTY,
     DEFAULT_RECURSION_LIMIT,
     RunnableConfig,
     _current,
@@ -20,6 +21,9 @@ from leanchain.runnables.config import (
     patch_config,
 )
 from leanchain.runnables.utils import accepts_config
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = ["RunnableGenerator", "RunnableLambda", "chain"]
 
@@ -63,7 +67,15 @@ class RunnableLambda(Runnable[Input, Output]):
     (bounded by ``recursion_limit``).
     """
 
-    __slots__ = ("_afunc_config", "_func_config", "_func_gen", "afunc", "func", "name")
+    __slots__ = (
+        "_afunc_config",
+        "_func_config",
+        "_func_gen",
+        "_plain",
+        "afunc",
+        "func",
+        "name",
+    )
 
     def __init__(
         self,
@@ -89,6 +101,7 @@ class RunnableLambda(Runnable[Input, Output]):
         self._func_config = self.func is not None and accepts_config(self.func)
         self._afunc_config = self.afunc is not None and accepts_config(self.afunc)
         self._func_gen = self.func is not None and inspect.isgeneratorfunction(self.func)
+        self._plain = self.func is not None and not self._func_config and not self._func_gen
         own = getattr(func, "__name__", None)
         self.name = name or (own if own and own != "<lambda>" else None)
 
@@ -101,12 +114,16 @@ class RunnableLambda(Runnable[Input, Output]):
 
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
         """The function's name; ``RunnableLambda`` for an anonymous lambda."""
+        if suffix is None and name is None:
+            return self.name or "RunnableLambda"
         return super().get_name(suffix, name=name or self.name or "RunnableLambda")
 
     # -- sync -------------------------------------------------------------------------------
 
     def _call(self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]) -> Any:
-        func = cast(Callable[..., Any], self.func)
+        func = self.func
+        if func is None:
+            raise TypeError(_SYNC_COROUTINE)
         token = _current.set(config)
         try:
             if self._func_config:
@@ -126,14 +143,30 @@ class RunnableLambda(Runnable[Input, Output]):
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Call the function on `input`."""
-        if self.func is None:
-            raise TypeError(_SYNC_COROUTINE)
-        config = ensure_config(config)
+        # The hot path of every pipeline: a plain function, called by a parent that already
+        # published this config (a sequence does), costs one context-variable read.
+        parent = _current.get()
+        if config is None:
+            config = parent if parent is not None else _EMPTY
+        elif config is not parent:
+            config = ensure_config(config)
         if config.get("callbacks"):
-            return self._call_with_config(  # type: ignore[no-any-return]
-                lambda x, cfg, run: self._call(x, cfg, kwargs), input, config
-            )
-        return self._call(input, config, kwargs)  # type: ignore[no-any-return]
+            run = start_run(config, "chain", self.get_name(), input)
+            if run is not None:
+                try:
+                    output = self._call(input, run.child_config(config), kwargs)
+                except BaseException as exc:
+                    run.on_error(exc)
+                    raise
+                run.on_end(output)
+                return output  # type: ignore[no-any-return]
+        if kwargs or not self._plain or (config is not parent and config is not _EMPTY):
+            return self._call(input, config, kwargs)  # type: ignore[no-any-return]
+        output = self.func(input)  # type: ignore[misc]
+        if isinstance(output, Runnable):
+            runnable, child = _recurse(output, self, input, config)
+            return runnable.invoke(input, child)  # type: ignore[no-any-return]
+        return output  # type: ignore[no-any-return]
 
     def _stream(
         self, chunks: Iterator[Any], config: RunnableConfig, kwargs: dict[str, Any]
@@ -261,6 +294,52 @@ class RunnableLambda(Runnable[Input, Output]):
     def OutputType(self) -> Any:
         """The function's return type hint (``Any`` without one)."""
         return _return_type(self.func or self.afunc)
+
+    def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The first parameter's type; without a hint, an object of the keys the body reads.
+
+        ``lambda x: x["foo"] + x["bar"]`` takes an object with required ``bar`` and ``foo``.
+        """
+        if self.InputType is Any:
+            keys = _item_keys(cast(Callable[..., Any], self.func or self.afunc))
+            if keys:
+                from leanchain.runnables.schema import object_schema
+
+                return object_schema(self.get_name("Input"), dict.fromkeys(keys, Any))
+        return super().get_input_schema(config)
+
+
+def _item_keys(func: Callable[..., Any]) -> list[str]:
+    """The string keys the function's body reads from its first parameter (``x["key"]``)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+        tree = ast.parse(source)
+        params = list(inspect.signature(func).parameters)
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return []
+    if not params:
+        return []
+    target = next(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef)
+            and (node.name == func.__name__ if not isinstance(node, ast.Lambda) else True)
+        ),
+        None,
+    )
+    if target is None:
+        return []
+    keys = {
+        node.slice.value
+        for node in ast.walk(target)
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == params[0]
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+    }
+    return sorted(keys)
 
 
 def _hints(func: Any) -> dict[str, Any]:

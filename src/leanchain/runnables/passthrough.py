@@ -133,6 +133,13 @@ class RunnablePassthrough(Runnable[T, T]):
         """Async `transform`."""
         return self._atransform_with_config(input, self._apass, config)
 
+    async def astream(
+        self, input: T, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[T]:
+        """Async `stream`: `atransform` over a single input."""
+        async for chunk in self.atransform(_once(input), config):
+            yield chunk
+
     @property
     def InputType(self) -> Any:
         """The declared input type (``Any`` by default)."""
@@ -259,6 +266,13 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         """Async `transform`."""
         return self._atransform_with_config(input, self._astream, config)
 
+    async def astream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Async `stream`: `atransform` over a single input."""
+        async for chunk in self.atransform(_once(input), config):
+            yield chunk
+
     def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         """The mapper's fields (the input's fields are not known in general)."""
         return self.mapper.get_output_schema(config)
@@ -303,7 +317,11 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
         """The picked value."""
-        return self.invoke(input, config)
+
+        async def pick(x: Any, cfg: RunnableConfig, run: RunManager | None) -> Any:
+            return self._pick(x)
+
+        return await self._acall_with_config(pick, input, config)
 
     def _stream(
         self, chunks: Iterator[Any], config: RunnableConfig, run: RunManager | None
@@ -344,3 +362,14 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
     ) -> AsyncIterator[Any]:
         """Async `transform`."""
         return self._atransform_with_config(input, self._astream, config)
+
+    async def astream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """Async `stream`: `atransform` over a single input."""
+        async for chunk in self.atransform(_once(input), config):
+            yield chunk
+
+
+async def _once(value: Any) -> AsyncIterator[Any]:
+    yield value

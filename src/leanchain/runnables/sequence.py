@@ -7,7 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
-from leanchain.runnables.config import RunnableConfig, ensure_config, strip_run_keys
+from leanchain.runnables.config import (
+    RunnableConfig,
+    _current,
+    ensure_config,
+    strip_run_keys,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -24,7 +29,7 @@ class RunnableSequence(Runnable[Input, Output]):
     arguments go to the first step only.
     """
 
-    __slots__ = ("_rest", "name", "steps")
+    __slots__ = ("_rest", "_tags", "name", "steps")
 
     def __init__(self, *steps: Any, name: str | None = None) -> None:
         flat: list[Runnable[Any, Any]] = []
@@ -38,6 +43,7 @@ class RunnableSequence(Runnable[Input, Output]):
             raise ValueError(f"RunnableSequence must have at least 2 steps, got {len(flat)}")
         self.steps: tuple[Runnable[Any, Any], ...] = tuple(flat)
         self._rest = self.steps[1:]
+        self._tags = tuple(f"seq:step:{i}" for i in range(1, len(flat) + 1))
         self.name = name
 
     @property
@@ -66,9 +72,15 @@ class RunnableSequence(Runnable[Input, Output]):
             if run is not None:
                 return self._invoke_traced(input, config, run, kwargs)
         config = strip_run_keys(config)
-        value = self.steps[0].invoke(input, config, **kwargs)
-        for step in self._rest:
-            value = step.invoke(value, config)
+        # Publishing the config once lets every step see it as already current (no copies,
+        # no context switches per step), and code inside the steps inherit it.
+        token = _current.set(config)
+        try:
+            value = self.steps[0].invoke(input, config, **kwargs)
+            for step in self._rest:
+                value = step.invoke(value, config)
+        finally:
+            _current.reset(token)
         return value  # type: ignore[no-any-return]
 
     def _invoke_traced(
@@ -77,8 +89,15 @@ class RunnableSequence(Runnable[Input, Output]):
         value = input
         try:
             for i, step in enumerate(self.steps):
-                child = run.child_config(config, f"seq:step:{i + 1}")
-                value = step.invoke(value, child, **kwargs) if i == 0 else step.invoke(value, child)
+                child = run.child_config(config, self._tags[i])
+                token = _current.set(child)
+                try:
+                    if i == 0:
+                        value = step.invoke(value, child, **kwargs)
+                    else:
+                        value = step.invoke(value, child)
+                finally:
+                    _current.reset(token)
         except BaseException as exc:
             run.on_error(exc)
             raise

@@ -1,0 +1,43 @@
+"""Tools: functions a model can call by name, their schemas, and their provider formats.
+
+``@tool`` makes a `StructuredTool` of a typed function; `Tool` wraps a function of one
+string; subclass `BaseTool` for anything else. `convert_to_openai_tool` and
+`convert_to_anthropic_tool` give the definitions the providers expect, and
+`render_text_description` the text that ReAct-style prompts show.
+"""
+
+from __future__ import annotations
+
+from leanchain.errors import ToolException
+from leanchain.tools._base import ArgsSchema, BaseTool, ResponseFormat, ToolInput
+from leanchain.tools._convert import (
+    ToolLike,
+    convert_to_anthropic_tool,
+    convert_to_openai_function,
+    convert_to_openai_tool,
+)
+from leanchain.tools._decorator import tool
+from leanchain.tools._render import render_text_description, render_text_description_and_args
+from leanchain.tools._schema import create_schema_from_function
+from leanchain.tools._simple import Tool
+from leanchain.tools._structured import StructuredTool
+from leanchain.tools._validation import ToolInputValidationError
+
+__all__ = [
+    "ArgsSchema",
+    "BaseTool",
+    "ResponseFormat",
+    "StructuredTool",
+    "Tool",
+    "ToolException",
+    "ToolInput",
+    "ToolInputValidationError",
+    "ToolLike",
+    "convert_to_anthropic_tool",
+    "convert_to_openai_function",
+    "convert_to_openai_tool",
+    "create_schema_from_function",
+    "render_text_description",
+    "render_text_description_and_args",
+    "tool",
+]

@@ -1,0 +1,463 @@
+"""`BaseTool`: a runnable that a model can call by name with arguments that match a schema.
+
+One run is written once, as `_execute` and its async twin `_aexecute`: start the tool run
+(only when someone listens), parse and validate the input, call the tool with the config
+published in the context, turn a handled error into the observation, and wrap the result in
+a `ToolMessage` when the input was a tool call.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
+
+from pydantic import BaseModel, ValidationError
+
+from leanchain.callbacks.manager import Callbacks, RunManager, astart_run, start_run
+from leanchain.errors import ToolException
+from leanchain.runnables._executor import run_in_executor
+from leanchain.runnables.base import Runnable
+from leanchain.runnables.config import RunnableConfig, _current, ensure_config, merge_configs
+from leanchain.tools._output import (
+    ErrorHandler,
+    check_handler,
+    format_output,
+    handle_tool_error,
+    handle_validation_error,
+    split_artifact,
+)
+from leanchain.tools._schema import FunctionInfo, create_schema_from_function, inspect_function
+from leanchain.tools._validation import ToolInputValidationError, validate_args
+
+if TYPE_CHECKING:
+    from leanchain.messages import ToolCall
+
+__all__ = ["ArgsSchema", "BaseTool", "ResponseFormat", "ToolInput", "single_input_parameters"]
+
+ArgsSchema: TypeAlias = type[BaseModel] | dict[str, Any]
+"""A pydantic model class (arguments are validated) or a JSON-schema dict (they are not)."""
+ResponseFormat: TypeAlias = Literal["content", "content_and_artifact"]
+ToolInput: TypeAlias = "str | dict[str, Any] | ToolCall"
+
+_RESPONSE_FORMATS = ("content", "content_and_artifact")
+_JSON_SCHEMA_STRING_INPUT = (
+    "String tool inputs are not allowed when using tools with JSON schema args_schema."
+)
+
+
+def single_input_parameters() -> dict[str, Any]:
+    """The parameters a model sees for a single-input tool: one string called ``__arg1``."""
+    return {
+        "properties": {"__arg1": {"title": "__arg1", "type": "string"}},
+        "required": ["__arg1"],
+        "type": "object",
+    }
+
+
+def _is_tool_call(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "tool_call"
+
+
+class BaseTool(Runnable[ToolInput, Any]):
+    """A tool: a named function with a description and an argument schema.
+
+    Invoke it with a string (for a one-argument tool), a dict of arguments, or a tool call
+    (``{"name", "args", "id", "type": "tool_call"}``), which returns a `ToolMessage`.
+    Subclass it and implement `_run` (and `_arun` for real async work), or build one with
+    `@tool`, `StructuredTool.from_function` or `Tool`.
+
+    Settings may be class attributes of a subclass or constructor arguments, and can be
+    changed after construction (``my_tool.handle_tool_error = True``).
+
+    Attributes:
+        name: the name the model calls the tool by.
+        description: what the tool does, for the model.
+        args_schema: the arguments, as a pydantic model class (validated) or a JSON-schema
+            dict (passed through). ``None`` on a subclass: inferred from `_run`'s signature.
+        return_direct: an agent executor stops and returns this tool's observation.
+        verbose: kept for LangChain compatibility; leanchain prints through callbacks.
+        handle_tool_error: what a `ToolException` becomes: ``False`` re-raises, ``True`` its
+            message, a str that text, a callable its result for the exception.
+        handle_validation_error: the same for arguments that fail validation (``True``:
+            ``"Tool input validation error"``).
+        response_format: ``"content_and_artifact"`` when the function returns
+            ``(content, artifact)``; the artifact travels on the `ToolMessage` only.
+        metadata, tags, callbacks: added to every run of this tool.
+        extras: provider-specific settings, not interpreted by leanchain.
+    """
+
+    name: str
+    description: str = ""
+    args_schema: ArgsSchema | None = None
+    return_direct: bool = False
+    verbose: bool = False
+    handle_tool_error: ErrorHandler = False
+    handle_validation_error: ErrorHandler = False
+    response_format: ResponseFormat = "content"
+    metadata: dict[str, Any] | None = None
+    tags: list[str] | None = None
+    callbacks: Callbacks = None
+    extras: dict[str, Any] | None = None
+
+    _kind: ClassVar[str] = "BaseTool"
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        args_schema: ArgsSchema | None = None,
+        return_direct: bool | None = None,
+        verbose: bool | None = None,
+        handle_tool_error: ErrorHandler = None,
+        handle_validation_error: ErrorHandler = None,
+        response_format: ResponseFormat | None = None,
+        metadata: dict[str, Any] | None = None,
+        tags: list[str] | None = None,
+        callbacks: Callbacks = None,
+        extras: dict[str, Any] | None = None,
+    ) -> None:
+        given: dict[str, Any] = {
+            "name": name,
+            "description": description,
+            "args_schema": args_schema,
+            "return_direct": return_direct,
+            "verbose": verbose,
+            "handle_tool_error": handle_tool_error,
+            "handle_validation_error": handle_validation_error,
+            "response_format": response_format,
+            "metadata": metadata,
+            "tags": tags,
+            "callbacks": callbacks,
+            "extras": extras,
+        }
+        for key, value in given.items():
+            if value is not None:
+                setattr(self, key, value)
+        if not isinstance(getattr(self, "name", None), str) or not self.name:
+            raise TypeError(
+                f"{type(self).__name__} needs a name: pass name=... or set it on the class"
+            )
+        if not isinstance(self.description, str):
+            raise TypeError(f"description must be a str, got {type(self.description).__name__}")
+        if self.response_format not in _RESPONSE_FORMATS:
+            raise ValueError(
+                "response_format must be 'content' or 'content_and_artifact', "
+                f"got {self.response_format!r}"
+            )
+        check_handler("handle_tool_error", self.handle_tool_error)
+        check_handler("handle_validation_error", self.handle_validation_error)
+        schema = self.args_schema
+        if not (
+            schema is None
+            or isinstance(schema, dict)
+            or (isinstance(schema, type) and issubclass(schema, BaseModel))
+        ):
+            raise TypeError(
+                f"args_schema must be a pydantic model class or a JSON-schema dict, got {schema!r}"
+            )
+        self._arg_names: tuple[type[BaseModel], tuple[tuple[str, str], ...]] | None = None
+        self._run_info: FunctionInfo | None = None
+        self._arun_info: FunctionInfo | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, description={self.description!r})"
+
+    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
+        """The tool's name (with a suffix for schema titles)."""
+        return super().get_name(suffix, name=name or self.name)
+
+    # -- schema -----------------------------------------------------------------------------
+
+    def _schema(self) -> ArgsSchema | None:
+        """The schema arguments are checked against (inferred from `_run` on a subclass)."""
+        if self.args_schema is None and type(self)._run is not BaseTool._run:
+            model, names = create_schema_from_function(self.name, self._run)
+            self._arg_names = (model, names)
+            self.args_schema = model
+        return self.args_schema
+
+    def _names(self, model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+        """``(field, keyword)`` pairs: an inferred schema maps fields back to parameters."""
+        known = self._arg_names
+        if known is not None and known[0] is model:
+            return known[1]
+        names = tuple((field, field) for field in model.model_fields)
+        self._arg_names = (model, names)
+        return names
+
+    @property
+    def tool_call_schema(self) -> ArgsSchema:
+        """The schema a model sees: the argument schema (injected values are never in it)."""
+        schema = self._schema()
+        return single_input_parameters() if schema is None else schema
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """The JSON-schema ``properties`` of the arguments (with pydantic's titles)."""
+        schema = self._schema()
+        if schema is None:
+            return {"tool_input": {"type": "string"}}
+        json_schema = schema if isinstance(schema, dict) else schema.model_json_schema()
+        return cast(dict[str, Any], json_schema.get("properties", {}))
+
+    @property
+    def is_single_input(self) -> bool:
+        """Whether the tool takes exactly one argument."""
+        return len(self.args) == 1
+
+    # -- input parsing ----------------------------------------------------------------------
+
+    def _to_args_and_kwargs(self, tool_input: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Positional and keyword arguments for the tool from its (validated) input.
+
+        A string goes to the first argument; a dict is validated against a pydantic schema
+        (extra keys are ignored) or passed as is with a JSON-schema dict.
+
+        Raises:
+            ToolInputValidationError: the arguments do not match the schema.
+            ValueError: a string input for a tool whose schema is a JSON-schema dict.
+        """
+        schema = self._schema()
+        if schema is None:
+            if isinstance(tool_input, str):
+                return (tool_input,), {}
+            if isinstance(tool_input, dict):
+                return (), dict(tool_input)
+            raise TypeError(
+                f"Tool {self.name!r} takes a string or a dict of arguments, "
+                f"got {type(tool_input).__name__}"
+            )
+        if isinstance(schema, dict):
+            if isinstance(tool_input, str):
+                raise ValueError(_JSON_SCHEMA_STRING_INPUT)
+            return (), dict(tool_input)
+        names = self._names(schema)
+        if isinstance(tool_input, str):
+            if not names:
+                return (), {}
+            field = schema.model_fields[names[0][0]]
+            tool_input = {field.alias or names[0][0]: tool_input}
+        return (), validate_args(self.name, schema, names, tool_input)
+
+    # -- calling the tool -------------------------------------------------------------------
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        """Do the tool's work; subclasses implement this (or `_arun` only, for async tools).
+
+        It may declare ``config`` (the run's config), ``run_manager`` (the tool's own run, or
+        ``None`` when nothing listens) and ``callbacks`` (for child runs).
+        """
+        raise NotImplementedError(f"{self._kind} does not support sync invocation.")
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+        """Async `_run`; by default runs `_run` in a worker thread."""
+        return await run_in_executor(self._run, *args, **kwargs)
+
+    def _inject(
+        self, info: FunctionInfo, kwargs: dict[str, Any], config: RunnableConfig, run: Any
+    ) -> dict[str, Any]:
+        if info.config_param is not None:
+            kwargs[info.config_param] = config
+        if info.wants_run_manager:
+            kwargs["run_manager"] = run
+        if info.wants_callbacks:
+            kwargs["callbacks"] = run.child() if run is not None else config.get("callbacks")
+        return kwargs
+
+    def _method_info(self, is_async: bool) -> FunctionInfo:
+        if not is_async:
+            if self._run_info is None:
+                self._run_info = inspect_function(self._run)
+            return self._run_info
+        if self._arun_info is None:
+            overridden = type(self)._arun is not BaseTool._arun
+            self._arun_info = inspect_function(self._arun if overridden else self._run)
+        return self._arun_info
+
+    def _call(self, tool_input: Any, config: RunnableConfig, run: RunManager | None) -> Any:
+        """Parse `tool_input` and run the tool on it with `config` published."""
+        args, kwargs = self._to_args_and_kwargs(tool_input)
+        kwargs = self._inject(self._method_info(False), kwargs, config, run)
+        token = _current.set(config)
+        try:
+            return self._run(*args, **kwargs)
+        finally:
+            _current.reset(token)
+
+    async def _acall(self, tool_input: Any, config: RunnableConfig, run: RunManager | None) -> Any:
+        """Async `_call`."""
+        args, kwargs = self._to_args_and_kwargs(tool_input)
+        kwargs = self._inject(self._method_info(True), kwargs, config, run)
+        token = _current.set(config)
+        try:
+            return await self._arun(*args, **kwargs)
+        finally:
+            _current.reset(token)
+
+    # -- one run, written once --------------------------------------------------------------
+
+    def _run_config(self, config: RunnableConfig | None) -> RunnableConfig:
+        config = ensure_config(config)
+        if self.tags or self.metadata or self.callbacks:
+            own: RunnableConfig = {}
+            if self.tags:
+                own["tags"] = self.tags
+            if self.metadata:
+                own["metadata"] = self.metadata
+            if self.callbacks:
+                own["callbacks"] = self.callbacks
+            config = merge_configs(config, own)
+        return config
+
+    def _start_args(self, tool_input: Any, tool_call_id: str | None) -> dict[str, Any]:
+        return {
+            "inputs": None if isinstance(tool_input, str) else tool_input,
+            "tool_call_id": tool_call_id,
+        }
+
+    def _outcome(self, exc: Exception) -> Any:
+        """The observation for a handled error; re-raises an error that is not handled."""
+        if isinstance(exc, (ToolInputValidationError, ValidationError)):
+            if self.handle_validation_error:
+                return handle_validation_error(exc, self.handle_validation_error)
+        elif isinstance(exc, ToolException) and self.handle_tool_error:
+            return handle_tool_error(exc, self.handle_tool_error)
+        raise exc
+
+    def _finish(self, response: Any) -> tuple[Any, Any]:
+        if self.response_format == "content_and_artifact":
+            return split_artifact(response)
+        return response, None
+
+    def _execute(
+        self, tool_input: Any, config: RunnableConfig | None, tool_call_id: str | None
+    ) -> Any:
+        config = self._run_config(config)
+        run = None
+        if config.get("callbacks"):
+            text = tool_input if isinstance(tool_input, str) else str(tool_input)
+            run = start_run(
+                config, "tool", self.name, text, **self._start_args(tool_input, tool_call_id)
+            )
+        status = "success"
+        try:
+            try:
+                child = config if run is None else run.child_config(config)
+                content, artifact = self._finish(self._call(tool_input, child, run))
+            except Exception as exc:
+                content, artifact, status = self._outcome(exc), None, "error"
+            output = format_output(content, artifact, tool_call_id, self.name, status)
+        except BaseException as exc:
+            if run is not None:
+                run.on_error(exc)
+            raise
+        if run is not None:
+            run.on_end(output)
+        return output
+
+    async def _aexecute(
+        self, tool_input: Any, config: RunnableConfig | None, tool_call_id: str | None
+    ) -> Any:
+        config = self._run_config(config)
+        run = None
+        if config.get("callbacks"):
+            text = tool_input if isinstance(tool_input, str) else str(tool_input)
+            run = await astart_run(
+                config, "tool", self.name, text, **self._start_args(tool_input, tool_call_id)
+            )
+        status = "success"
+        try:
+            try:
+                child = config if run is None else run.child_config(config)
+                content, artifact = self._finish(await self._acall(tool_input, child, run))
+            except Exception as exc:
+                content, artifact, status = self._outcome(exc), None, "error"
+            output = format_output(content, artifact, tool_call_id, self.name, status)
+        except BaseException as exc:
+            if run is not None:
+                await run.aon_error(exc)
+            raise
+        if run is not None:
+            await run.aon_end(output)
+        return output
+
+    # -- the public entry points ------------------------------------------------------------
+
+    def invoke(self, input: ToolInput, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """Run the tool; a tool-call input returns a `ToolMessage` answering that call."""
+        if _is_tool_call(input):
+            call = cast(dict[str, Any], input)
+            return self._execute(dict(call["args"]), config, call.get("id"))
+        return self._execute(input, config, None)
+
+    async def ainvoke(
+        self, input: ToolInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Any:
+        """Async `invoke`."""
+        if _is_tool_call(input):
+            call = cast(dict[str, Any], input)
+            return await self._aexecute(dict(call["args"]), config, call.get("id"))
+        return await self._aexecute(input, config, None)
+
+    def run(
+        self,
+        tool_input: str | dict[str, Any],
+        *,
+        callbacks: Callbacks = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        run_id: Any = None,
+        config: RunnableConfig | None = None,
+        tool_call_id: str | None = None,
+    ) -> Any:
+        """Run the tool on `tool_input` (LangChain's older entry point).
+
+        With a `tool_call_id` the result is a `ToolMessage` answering that call.
+        """
+        return self._execute(
+            tool_input,
+            _call_config(config, callbacks, tags, metadata, run_name, run_id),
+            tool_call_id,
+        )
+
+    async def arun(
+        self,
+        tool_input: str | dict[str, Any],
+        *,
+        callbacks: Callbacks = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        run_id: Any = None,
+        config: RunnableConfig | None = None,
+        tool_call_id: str | None = None,
+    ) -> Any:
+        """Async `run`."""
+        return await self._aexecute(
+            tool_input,
+            _call_config(config, callbacks, tags, metadata, run_name, run_id),
+            tool_call_id,
+        )
+
+
+def _call_config(
+    config: RunnableConfig | None,
+    callbacks: Callbacks,
+    tags: list[str] | None,
+    metadata: dict[str, Any] | None,
+    run_name: str | None,
+    run_id: Any,
+) -> RunnableConfig:
+    extra: RunnableConfig = {}
+    if callbacks:
+        extra["callbacks"] = callbacks
+    if tags:
+        extra["tags"] = tags
+    if metadata:
+        extra["metadata"] = metadata
+    if run_name is not None:
+        extra["run_name"] = run_name
+    if run_id is not None:
+        extra["run_id"] = run_id
+    return merge_configs(config, extra) if extra else ensure_config(config)

@@ -1,0 +1,259 @@
+"""The output-parser bases: parse, parse each streamed chunk, or parse the growing whole.
+
+A parser is a runnable over a model's output — a string or a message (its text is used) — with
+run type ``"parser"``. `parse_result` receives the model's outputs as a list whose first item
+is parsed: each item is a string, a message, or a generation (anything with a ``message``),
+so that parsers that need more than text (tool calls) can read the message itself.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
+
+from leanchain.messages import BaseMessage, BaseMessageChunk
+from leanchain.runnables import Runnable, RunnableConfig
+
+if TYPE_CHECKING:
+    from leanchain.callbacks.manager import RunManager
+
+__all__ = [
+    "BaseCumulativeTransformOutputParser",
+    "BaseOutputParser",
+    "BaseTransformOutputParser",
+    "LanguageModelOutput",
+    "generation_message",
+    "generation_text",
+]
+
+T = TypeVar("T")
+
+LanguageModelOutput = str | BaseMessage
+"""What a parser takes: a model's text, or its message."""
+
+
+def generation_message(generation: Any) -> BaseMessage | None:
+    """The message behind a model output (a message, or a generation's ``message``)."""
+    if isinstance(generation, BaseMessage):
+        return generation
+    message = getattr(generation, "message", None)
+    return message if isinstance(message, BaseMessage) else None
+
+
+def generation_text(generation: Any) -> str:
+    """The text of a model output: a string, a message's text, or a generation's text.
+
+    Raises:
+        TypeError: `generation` is none of those.
+    """
+    if isinstance(generation, str):
+        return generation
+    message = generation_message(generation)
+    if message is not None:
+        return message.text
+    text = getattr(generation, "text", None)
+    if isinstance(text, str):
+        return text
+    raise TypeError(f"Expected a str, a message or a generation, got {type(generation)}")
+
+
+def _check_input(parser: Runnable[Any, Any], input: Any) -> LanguageModelOutput:
+    if isinstance(input, (str, BaseMessage)):
+        return input
+    raise TypeError(f"{parser.get_name()} expected a str or a message as input, got {type(input)}")
+
+
+class BaseOutputParser(Runnable[LanguageModelOutput, T]):
+    """Turns a model's output (text or a message) into a value.
+
+    Subclasses implement `parse`; parsers that need the message (not just its text) override
+    `parse_result`. Invalid output raises `OutputParserException`.
+    """
+
+    __slots__ = ()
+
+    @abstractmethod
+    def parse(self, text: str) -> T:
+        """The value in `text`.
+
+        Raises:
+            OutputParserException: `text` is not what this parser reads.
+        """
+
+    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> T:
+        """The value in the first model output of `result`.
+
+        Args:
+            result: model outputs (strings, messages or generations); the first is parsed.
+            partial: the output may be unfinished (streaming); cumulative parsers then return
+                what they can, or ``None`` when nothing parses yet.
+        """
+        return self.parse(generation_text(result[0]))
+
+    async def aparse_result(self, result: Sequence[Any], *, partial: bool = False) -> T:
+        """Async `parse_result`; parsing is CPU work on text in memory, so it runs inline."""
+        return self.parse_result(result, partial=partial)
+
+    async def aparse(self, text: str) -> T:
+        """Async `parse`; runs inline."""
+        return self.parse(text)
+
+    def parse_with_prompt(self, completion: str, prompt: Any) -> T:
+        """Parse `completion`; the prompt is there for parsers that retry or fix output."""
+        return self.parse(completion)
+
+    def get_format_instructions(self) -> str:
+        """Instructions for the model on how to format its reply for this parser."""
+        raise NotImplementedError
+
+    # -- running ----------------------------------------------------------------------------
+
+    def _invoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> T:
+        return self.parse_result([_check_input(self, input)])
+
+    async def _ainvoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> T:
+        return await self.aparse_result([_check_input(self, input)])
+
+    def invoke(
+        self, input: LanguageModelOutput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> T:
+        """Parse a model's text or message.
+
+        Raises:
+            OutputParserException: the output is not what this parser reads.
+            TypeError: the input is neither a string nor a message.
+        """
+        return self._call_with_config(self._invoke, input, config, "parser")
+
+    async def ainvoke(
+        self, input: LanguageModelOutput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> T:
+        """Async `invoke`."""
+        return await self._acall_with_config(self._ainvoke, input, config, "parser")
+
+    @property
+    def OutputType(self) -> Any:
+        """The parser's value type, from its generic parameter (``Any`` when unknown)."""
+        for klass in type(self).__mro__:
+            for base in getattr(klass, "__orig_bases__", ()):
+                origin = get_origin(base)
+                args = get_args(base)
+                if (
+                    len(args) == 1
+                    and isinstance(origin, type)
+                    and issubclass(origin, BaseOutputParser)
+                    and not isinstance(args[0], TypeVar)
+                ):
+                    return args[0]
+        return Any
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class BaseTransformOutputParser(BaseOutputParser[T]):
+    """A parser that streams: each input chunk is parsed on its own as it arrives."""
+
+    __slots__ = ()
+
+    def _transform(self, input: Iterator[Any]) -> Iterator[T]:
+        for chunk in input:
+            yield self.parse_result([_check_input(self, chunk)])
+
+    async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[T]:
+        async for chunk in input:
+            yield await self.aparse_result([_check_input(self, chunk)])
+
+    def transform(
+        self,
+        input: Iterator[LanguageModelOutput],
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> Iterator[T]:
+        """Parse the chunks of a streamed model output as they arrive."""
+        return self._transform_with_config(
+            input, lambda chunks, cfg, run: self._transform(chunks), config, "parser"
+        )
+
+    def atransform(
+        self,
+        input: AsyncIterator[LanguageModelOutput],
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[T]:
+        """Async `transform`."""
+        return self._atransform_with_config(
+            input, lambda chunks, cfg, run: self._atransform(chunks), config, "parser"
+        )
+
+    def stream(
+        self, input: LanguageModelOutput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[T]:
+        """`transform` over one whole output."""
+        return self.transform(iter((input,)), config, **kwargs)
+
+    def astream(
+        self, input: LanguageModelOutput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[T]:
+        """Async `stream`."""
+        return self.atransform(_aiter_one(input), config, **kwargs)
+
+
+async def _aiter_one(item: Any) -> AsyncIterator[Any]:
+    yield item
+
+
+def _accumulate(total: Any, chunk: Any) -> Any:
+    """The output so far plus `chunk`: strings concatenate, message chunks merge."""
+    if isinstance(total, str) and isinstance(chunk, str):
+        return total + chunk
+    if isinstance(total, BaseMessageChunk) and isinstance(chunk, BaseMessageChunk):
+        return total + chunk
+    # A whole message mixed with other pieces: only the text can be carried on.
+    return generation_text(total) + generation_text(chunk)
+
+
+class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
+    """A parser that streams the value of the output so far (a growing JSON object, say).
+
+    Each chunk is added to the output so far (strings concatenate, message chunks merge with
+    ``+``), which is parsed with ``partial=True``; a value is yielded whenever it is not
+    ``None`` and differs from the last one yielded. When the whole output does not parse
+    partially, it is parsed once more with ``partial=False``, so a stream ends with the same
+    value — or the same `OutputParserException` — as `invoke` on the whole output.
+    """
+
+    __slots__ = ()
+
+    def _transform(self, input: Iterator[Any]) -> Iterator[T]:
+        total: Any = None
+        last: Any = None
+        parsed: Any = None
+        for chunk in input:
+            chunk = _check_input(self, chunk)
+            total = chunk if total is None else _accumulate(total, chunk)
+            parsed = self.parse_result([total], partial=True)
+            if parsed is not None and parsed != last:
+                last = parsed
+                yield parsed
+        if total is not None and parsed is None:
+            final = self.parse_result([total])
+            if final is not None and final != last:
+                yield final
+
+    async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[T]:
+        total: Any = None
+        last: Any = None
+        parsed: Any = None
+        async for chunk in input:
+            chunk = _check_input(self, chunk)
+            total = chunk if total is None else _accumulate(total, chunk)
+            parsed = await self.aparse_result([total], partial=True)
+            if parsed is not None and parsed != last:
+                last = parsed
+                yield parsed
+        if total is not None and parsed is None:
+            final = await self.aparse_result([total])
+            if final is not None and final != last:
+                yield final

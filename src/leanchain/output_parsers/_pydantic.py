@@ -1,0 +1,86 @@
+"""`PydanticOutputParser`: a model's JSON reply validated into a pydantic model instance."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from leanchain.errors import OutputParserException
+from leanchain.output_parsers._base import BaseCumulativeTransformOutputParser, generation_text
+from leanchain.output_parsers._json import json_format_instructions, parse_json_output
+
+__all__ = ["PydanticOutputParser"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class PydanticOutputParser(BaseCumulativeTransformOutputParser[M], Generic[M]):
+    """An instance of `pydantic_object` from the JSON in a model's reply.
+
+    Streams a new instance whenever the JSON so far validates to a different one.
+
+    Args:
+        pydantic_object: the pydantic model (v2 ``BaseModel``) to validate into.
+
+    Raises:
+        TypeError: `pydantic_object` is not a pydantic model class.
+    """
+
+    __slots__ = ("pydantic_object",)
+
+    def __init__(self, pydantic_object: type[M]) -> None:
+        if not (isinstance(pydantic_object, type) and issubclass(pydantic_object, BaseModel)):
+            raise TypeError(
+                f"pydantic_object must be a pydantic BaseModel subclass, got {pydantic_object!r}"
+            )
+        self.pydantic_object = pydantic_object
+        """The model replies are validated into."""
+
+    def _validate(self, obj: Any) -> M:
+        try:
+            return self.pydantic_object.model_validate(obj)
+        except ValidationError as exc:
+            json_string = json.dumps(obj, ensure_ascii=False)
+            name = self.pydantic_object.__name__
+            raise OutputParserException(
+                f"Failed to parse {name} from completion {json_string}. Got: {exc}",
+                llm_output=json_string,
+            ) from exc
+
+    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> Any:
+        """An instance from the first output's JSON (``None`` when `partial` and invalid yet).
+
+        Raises:
+            OutputParserException: the reply is not JSON (``"Invalid json output: ..."``),
+                or its JSON does not validate (``"Failed to parse {Name} from completion
+                {json}. Got: {error}"``).
+        """
+        try:
+            return self._validate(parse_json_output(generation_text(result[0])))
+        except OutputParserException:
+            if partial:
+                return None
+            raise
+
+    def parse(self, text: str) -> M:
+        """An instance from the JSON in `text`.
+
+        Raises:
+            OutputParserException: as `parse_result`.
+        """
+        return self._validate(parse_json_output(text))
+
+    def get_format_instructions(self) -> str:
+        """Instructions to reply with JSON that matches the model's JSON schema."""
+        return json_format_instructions(self.pydantic_object.model_json_schema())
+
+    @property
+    def OutputType(self) -> type[M]:
+        """The pydantic model."""
+        return self.pydantic_object
+
+    def __repr__(self) -> str:
+        return f"PydanticOutputParser(pydantic_object={self.pydantic_object.__name__})"

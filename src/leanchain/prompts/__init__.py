@@ -1,0 +1,44 @@
+"""Prompt templates: text (`PromptTemplate`) and chat (`ChatPromptTemplate`) prompts.
+
+Templates use f-string syntax with plain variable names only: attribute access, indexing,
+positional fields, all-digit names, conversions and nested format specs are rejected when a
+template is built and again whenever it is formatted.
+"""
+
+from __future__ import annotations
+
+from leanchain.prompts._base import BasePromptTemplate
+from leanchain.prompts._blocks import BlocksTemplate
+from leanchain.prompts._chat import ChatPromptTemplate, MessageLikeRepresentation
+from leanchain.prompts._message import (
+    AIMessagePromptTemplate,
+    BaseMessagePromptTemplate,
+    BaseStringMessagePromptTemplate,
+    ChatMessagePromptTemplate,
+    HumanMessagePromptTemplate,
+    MessagesPlaceholder,
+    SystemMessagePromptTemplate,
+)
+from leanchain.prompts._string import PromptTemplate
+from leanchain.prompts._template import format_template, get_template_variables
+from leanchain.prompts._values import ChatPromptValue, PromptValue, StringPromptValue
+
+__all__ = [
+    "AIMessagePromptTemplate",
+    "BaseMessagePromptTemplate",
+    "BasePromptTemplate",
+    "BaseStringMessagePromptTemplate",
+    "BlocksTemplate",
+    "ChatMessagePromptTemplate",
+    "ChatPromptTemplate",
+    "ChatPromptValue",
+    "HumanMessagePromptTemplate",
+    "MessageLikeRepresentation",
+    "MessagesPlaceholder",
+    "PromptTemplate",
+    "PromptValue",
+    "StringPromptValue",
+    "SystemMessagePromptTemplate",
+    "format_template",
+    "get_template_variables",
+]

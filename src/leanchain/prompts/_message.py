@@ -1,0 +1,288 @@
+"""Templates for one chat message each, and `MessagesPlaceholder` for a list of messages.
+
+These are the building blocks of `ChatPromptTemplate`; they are plain objects, not runnables.
+Each one appends its messages to a list (`_format_into`) so that a chat prompt formats in one
+pass without intermediate lists.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from leanchain.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    convert_to_messages,
+)
+from leanchain.prompts._blocks import BlocksTemplate
+from leanchain.prompts._string import PromptTemplate
+from leanchain.prompts._template import missing_variables_error, validate_variable_name
+
+__all__ = [
+    "AIMessagePromptTemplate",
+    "BaseMessagePromptTemplate",
+    "BaseStringMessagePromptTemplate",
+    "ChatMessagePromptTemplate",
+    "HumanMessagePromptTemplate",
+    "MessagesPlaceholder",
+    "SystemMessagePromptTemplate",
+]
+
+
+_M = TypeVar("_M", bound=BaseMessage)
+
+_DEFAULTS: dict[type[BaseMessage], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+
+
+def _defaults(cls: type[BaseMessage]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+    """Every field of `cls` at its default, in field order, and the fields built by factories."""
+    found = _DEFAULTS.get(cls)
+    if found is None:
+        base = {name: info.default for name, info in cls.model_fields.items()}
+        factories = tuple(
+            (name, info.default_factory)
+            for name, info in cls.model_fields.items()
+            if info.default_factory is not None
+        )
+        found = _DEFAULTS[cls] = (base, factories)
+    return found
+
+
+def _build(cls: type[_M], content: str | list[Any]) -> _M:
+    """A message with this content and every other field at its default.
+
+    The content was produced by formatting a validated template, so pydantic validation
+    would only repeat what is known; this is the hot path of every chat prompt.
+    """
+    base, factories = _defaults(cls)
+    fields = base.copy()
+    fields["content"] = content
+    for name, factory in factories:
+        fields[name] = factory()
+    return cls._construct(fields)
+
+
+class BaseMessagePromptTemplate(ABC):
+    """A template that formats to a list of chat messages."""
+
+    __slots__ = ()
+
+    @property
+    @abstractmethod
+    def input_variables(self) -> list[str]:
+        """The variables this template needs, sorted."""
+
+    @abstractmethod
+    def _format_into(self, values: Mapping[str, Any], out: list[BaseMessage]) -> None:
+        """Append the messages for `values` to `out`."""
+
+    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """The messages for these variables."""
+        out: list[BaseMessage] = []
+        self._format_into(kwargs, out)
+        return out
+
+
+class MessagesPlaceholder(BaseMessagePromptTemplate):
+    """A slot for a list of messages supplied at format time (a chat history, a scratchpad).
+
+    The value must be a list of message-likes (messages, ``(role, text)`` tuples, strings,
+    dicts), converted with `convert_to_messages`.
+
+    Args:
+        variable_name: the variable that holds the list.
+        optional: whether the variable may be left out (then it is ``[]``).
+        n_messages: keep only the last `n_messages` messages.
+    """
+
+    __slots__ = ("n_messages", "optional", "variable_name")
+
+    def __init__(
+        self, variable_name: str, *, optional: bool = False, n_messages: int | None = None
+    ) -> None:
+        validate_variable_name(variable_name)
+        self.variable_name = variable_name
+        """The variable that holds the list of messages."""
+        self.optional = optional
+        """Whether the variable may be left out (it is then an empty list)."""
+        self.n_messages = n_messages
+        """Keep only this many of the last messages (``None`` or 0: keep all)."""
+
+    @property
+    def input_variables(self) -> list[str]:
+        """``[variable_name]``, or ``[]`` when optional."""
+        return [] if self.optional else [self.variable_name]
+
+    def _format_into(self, values: Mapping[str, Any], out: list[BaseMessage]) -> None:
+        name = self.variable_name
+        try:
+            value = values[name]
+        except KeyError:
+            if not self.optional:
+                raise missing_variables_error(
+                    "MessagesPlaceholder", [name], [name], values
+                ) from None
+            return
+        if not isinstance(value, list):
+            raise ValueError(
+                f"variable {name} should be a list of base messages, "
+                f"got {value} of type {type(value)}"
+            )
+        if self.n_messages:
+            value = value[-self.n_messages :]
+        for item in value:
+            if not isinstance(item, BaseMessage):
+                out.extend(convert_to_messages(value))
+                return
+        out.extend(value)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, MessagesPlaceholder)
+            and other.variable_name == self.variable_name
+            and other.optional == self.optional
+            and other.n_messages == self.n_messages
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.variable_name, self.optional, self.n_messages))
+
+    def __repr__(self) -> str:
+        extra = ", optional=True" if self.optional else ""
+        if self.n_messages is not None:
+            extra += f", n_messages={self.n_messages}"
+        return f"MessagesPlaceholder(variable_name={self.variable_name!r}{extra})"
+
+
+class BaseStringMessagePromptTemplate(BaseMessagePromptTemplate):
+    """A template for one message whose content is a template (text or content blocks)."""
+
+    __slots__ = ("additional_kwargs", "prompt")
+
+    _role: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        prompt: PromptTemplate | BlocksTemplate,
+        *,
+        additional_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.prompt = prompt
+        """The content's template: a `PromptTemplate`, or a template of content blocks."""
+        self.additional_kwargs = dict(additional_kwargs or {})
+        """Copied into every formatted message's ``additional_kwargs``."""
+
+    @classmethod
+    def from_template(
+        cls,
+        template: str | Sequence[str | Mapping[str, Any]],
+        *,
+        template_format: str = "f-string",
+        partial_variables: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> BaseStringMessagePromptTemplate:
+        """A message template from a text template or a list of content-block templates."""
+        prompt: PromptTemplate | BlocksTemplate
+        if isinstance(template, str):
+            prompt = PromptTemplate(
+                template, template_format=template_format, partial_variables=partial_variables
+            )
+        else:
+            prompt = BlocksTemplate(template, template_format=template_format)
+        return cls(prompt, **kwargs)
+
+    @property
+    def input_variables(self) -> list[str]:
+        """The variables of the content template, sorted."""
+        return self.prompt.input_variables
+
+    def _content(self, values: Mapping[str, Any]) -> str | list[Any]:
+        prompt = self.prompt
+        if isinstance(prompt, PromptTemplate):
+            return prompt._text(values)
+        return prompt.format_blocks(values)
+
+    @abstractmethod
+    def _message(self, content: str | list[Any]) -> BaseMessage:
+        """The message with this content."""
+
+    def _format_into(self, values: Mapping[str, Any], out: list[BaseMessage]) -> None:
+        out.append(self._message(self._content(values)))
+
+    def format(self, **kwargs: Any) -> BaseMessage:
+        """The message for these variables."""
+        return self._message(self._content(kwargs))
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is type(self)
+            and isinstance(other, BaseStringMessagePromptTemplate)
+            and other.prompt == self.prompt
+            and other.additional_kwargs == self.additional_kwargs
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(self.prompt.input_variables)))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(prompt={self.prompt!r})"
+
+
+class HumanMessagePromptTemplate(BaseStringMessagePromptTemplate):
+    """A template for a `HumanMessage`."""
+
+    __slots__ = ()
+
+    def _message(self, content: str | list[Any]) -> BaseMessage:
+        if self.additional_kwargs:
+            return HumanMessage(content=content, additional_kwargs=self.additional_kwargs)
+        return _build(HumanMessage, content)
+
+
+class AIMessagePromptTemplate(BaseStringMessagePromptTemplate):
+    """A template for an `AIMessage`."""
+
+    __slots__ = ()
+
+    def _message(self, content: str | list[Any]) -> BaseMessage:
+        if self.additional_kwargs:
+            return AIMessage(content=content, additional_kwargs=self.additional_kwargs)
+        return _build(AIMessage, content)
+
+
+class SystemMessagePromptTemplate(BaseStringMessagePromptTemplate):
+    """A template for a `SystemMessage`."""
+
+    __slots__ = ()
+
+    def _message(self, content: str | list[Any]) -> BaseMessage:
+        if self.additional_kwargs:
+            return SystemMessage(content=content, additional_kwargs=self.additional_kwargs)
+        return _build(SystemMessage, content)
+
+
+class ChatMessagePromptTemplate(BaseStringMessagePromptTemplate):
+    """A template for a `ChatMessage` with an arbitrary role."""
+
+    __slots__ = ("role",)
+
+    def __init__(
+        self,
+        prompt: PromptTemplate | BlocksTemplate,
+        *,
+        role: str,
+        additional_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(prompt, additional_kwargs=additional_kwargs)
+        self.role = role
+        """The speaker's role."""
+
+    def _message(self, content: str | list[Any]) -> BaseMessage:
+        return ChatMessage(
+            content=content, role=self.role, additional_kwargs=self.additional_kwargs
+        )

@@ -100,6 +100,14 @@ class DynamicRunnable(Runnable[Input, Output]):
         runnable, config = self.prepare(config)
         return await runnable.ainvoke(input, config, **kwargs)
 
+    def _prepare_all(
+        self, configs: list[RunnableConfig]
+    ) -> list[tuple[Runnable[Input, Output], RunnableConfig]]:
+        # One config shared by the whole batch chooses once, so the batch stays one batch.
+        if all(c is configs[0] for c in configs):
+            return [self.prepare(configs[0])] * len(configs)
+        return [self.prepare(c) for c in configs]
+
     def batch(
         self,
         inputs: Sequence[Input],
@@ -112,7 +120,7 @@ class DynamicRunnable(Runnable[Input, Output]):
         if not inputs:
             return []
         configs = get_config_list(config, len(inputs))
-        prepared = [self.prepare(c) for c in configs]
+        prepared = self._prepare_all(configs)
         first = prepared[0][0]
         if all(runnable is first for runnable, _ in prepared):
             return first.batch(
@@ -145,7 +153,7 @@ class DynamicRunnable(Runnable[Input, Output]):
         if not inputs:
             return []
         configs = get_config_list(config, len(inputs))
-        prepared = [self.prepare(c) for c in configs]
+        prepared = self._prepare_all(configs)
         first = prepared[0][0]
         if all(runnable is first for runnable, _ in prepared):
             return await first.abatch(

@@ -1,0 +1,377 @@
+"""`AgentExecutor`: runs an agent runnable and its tools until the agent gives a final answer.
+
+The loop itself is in `_loop` (one sync and one async generator of events); this module holds
+the configuration, its validation, and the views of the loop: `invoke`, `stream`, `iter` and
+their async twins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, cast
+
+from leanchain.agents._loop import AgentRun, Event, Finished, Planned, Stepped, asteps, steps
+from leanchain.agents._stopping import final_answer_chain
+from leanchain.agents.schema import AgentAction
+from leanchain.callbacks.manager import Callbacks
+from leanchain.errors import AgentConfigurationError
+from leanchain.runnables.base import Runnable, coerce_to_runnable
+from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
+from leanchain.runnables.utils import AddableDict
+from leanchain.tools import BaseTool
+
+__all__ = ["AgentExecutor", "AgentExecutorIterator"]
+
+Steps = list[tuple[AgentAction, Any]]
+
+
+def _is_handler(value: object) -> bool:
+    return isinstance(value, (bool, str)) or callable(value)
+
+
+def _prompt_keys(agent: Runnable[Any, Any]) -> list[str] | None:
+    """The input keys the agent's prompt asks the caller for, when they can be found.
+
+    The prompt is looked for through sequences (their steps, in order) and bindings.
+    """
+    pending: list[Any] = [agent]
+    while pending:
+        node = pending.pop(0)
+        variables = getattr(node, "input_variables", None)
+        if isinstance(variables, list) and all(isinstance(v, str) for v in variables):
+            optional = getattr(node, "optional_variables", None) or ()
+            own = {"agent_scratchpad", "intermediate_steps", *optional}
+            return [v for v in variables if v not in own]
+        children = getattr(node, "steps", None)
+        if isinstance(children, tuple):
+            pending[:0] = [c for c in children if isinstance(c, Runnable)]
+        bound = getattr(node, "bound", None)
+        if isinstance(bound, Runnable):
+            pending.insert(0, bound)
+    return None
+
+
+class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
+    """Runs an agent: plan, call tools (concurrently), feed back observations, until it finishes.
+
+    Args:
+        agent: a runnable that takes the inputs plus ``intermediate_steps`` (a list of
+            ``(action, observation)`` pairs) and returns an `AgentAction`, a list of them, or an
+            `AgentFinish` — what every ``create_*_agent`` factory builds.
+        tools: the tools the agent may call, by name.
+        max_iterations: planning calls allowed before stopping (``None``: no limit).
+        max_execution_time: seconds allowed before stopping (``None``: no limit); holds even
+            when a tool hangs.
+        early_stopping_method: what a stopped run answers: "force" (a fixed text) or
+            "generate" (one more model call for a final answer; factory-built agents only).
+        handle_parsing_errors: what an unparsable reply becomes: ``False`` raises; ``True``,
+            a str or a callable turn it into an observation the agent sees next.
+        handle_tool_errors: what a tool's exception becomes: ``False`` raises; ``True`` (its
+            message), a str or a callable turn it into the observation.
+        return_intermediate_steps: add ``"intermediate_steps"`` to the output.
+        trim_intermediate_steps: what the agent sees of the steps: the last N (an int > 0), a
+            function of the list, or all (-1). The output keeps them all.
+        max_tool_concurrency: how many tool calls of one step run at once (1: one by one;
+            ``None``: all).
+        verbose: print a step-by-step trace to stdout.
+        callbacks, tags, metadata: added to every run's config.
+        stream_runnable: stream the agent runnable (its model tokens reach the callbacks).
+
+    Raises:
+        AgentConfigurationError: a setting is invalid (duplicate tool names, an unsupported
+            early stopping method, a handler of the wrong type, a negative limit...).
+    """
+
+    __slots__ = (
+        "_config",
+        "_prompt_keys",
+        "agent",
+        "callbacks",
+        "early_stopping_method",
+        "final_answer_chain",
+        "handle_parsing_errors",
+        "handle_tool_errors",
+        "max_execution_time",
+        "max_iterations",
+        "max_tool_concurrency",
+        "metadata",
+        "return_intermediate_steps",
+        "stream_runnable",
+        "tags",
+        "tool_names",
+        "tools",
+        "tools_by_name",
+        "trim_intermediate_steps",
+        "verbose",
+    )
+
+    def __init__(
+        self,
+        *,
+        agent: Runnable[Any, Any] | Callable[..., Any],
+        tools: Sequence[BaseTool],
+        max_iterations: int | None = 15,
+        max_execution_time: float | None = None,
+        early_stopping_method: str = "force",
+        handle_parsing_errors: bool | str | Callable[[Any], Any] = False,
+        handle_tool_errors: bool | str | Callable[[Exception], Any] = False,
+        return_intermediate_steps: bool = False,
+        trim_intermediate_steps: int | Callable[[Steps], Steps] = -1,
+        max_tool_concurrency: int | None = 8,
+        verbose: bool = False,
+        callbacks: Callbacks = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        stream_runnable: bool = True,
+    ) -> None:
+        if not isinstance(agent, Runnable) and not callable(agent):
+            raise AgentConfigurationError(
+                f"agent must be a Runnable (or a function), got {type(agent).__name__}"
+            )
+        self.agent: Runnable[Any, Any] = coerce_to_runnable(agent)
+        self.tools: tuple[BaseTool, ...] = tuple(tools)
+        names = [getattr(t, "name", None) for t in self.tools]
+        for tool, name in zip(self.tools, names, strict=True):
+            if not isinstance(name, str) or not name:
+                raise AgentConfigurationError(f"Every tool needs a name, got {tool!r}")
+        duplicates = sorted({n for n in names if names.count(n) > 1})  # type: ignore[type-var]
+        if duplicates:
+            raise AgentConfigurationError(
+                f"Tool names must be unique, got duplicates: {duplicates}"
+            )
+        self.tool_names: tuple[str, ...] = tuple(cast(list[str], names))
+        self.tools_by_name: dict[str, BaseTool] = dict(
+            zip(self.tool_names, self.tools, strict=True)
+        )
+        self.max_iterations = _limit("max_iterations", max_iterations, 0, int)
+        self.max_execution_time = _limit("max_execution_time", max_execution_time, 0, (int, float))
+        self.max_tool_concurrency = _limit("max_tool_concurrency", max_tool_concurrency, 1, int)
+        self.early_stopping_method = early_stopping_method
+        self.final_answer_chain = final_answer_chain(self.agent, early_stopping_method)
+        if not _is_handler(handle_parsing_errors):
+            raise AgentConfigurationError("Got unexpected type of `handle_parsing_errors`")
+        if not _is_handler(handle_tool_errors):
+            raise AgentConfigurationError("Got unexpected type of `handle_tool_errors`")
+        self.handle_parsing_errors = handle_parsing_errors
+        self.handle_tool_errors = handle_tool_errors
+        if isinstance(trim_intermediate_steps, bool) or not (
+            isinstance(trim_intermediate_steps, int) or callable(trim_intermediate_steps)
+        ):
+            raise AgentConfigurationError(
+                "trim_intermediate_steps must be an int or a callable, "
+                f"got {trim_intermediate_steps!r}"
+            )
+        self.trim_intermediate_steps = trim_intermediate_steps
+        self.return_intermediate_steps = return_intermediate_steps
+        self.verbose = verbose
+        self.stream_runnable = stream_runnable
+        self.callbacks = callbacks
+        self.tags = tags
+        self.metadata = metadata
+        own: RunnableConfig = {}
+        if callbacks:
+            own["callbacks"] = callbacks
+        if tags:
+            own["tags"] = list(tags)
+        if metadata:
+            own["metadata"] = dict(metadata)
+        self._config: RunnableConfig | None = own or None
+        self._prompt_keys = _prompt_keys(self.agent)
+
+    @classmethod
+    def from_agent_and_tools(
+        cls,
+        agent: Runnable[Any, Any] | Callable[..., Any],
+        tools: Sequence[BaseTool],
+        callbacks: Callbacks = None,
+        **kwargs: Any,
+    ) -> AgentExecutor:
+        """LangChain's constructor spelling: ``AgentExecutor(agent=..., tools=..., ...)``."""
+        return cls(agent=agent, tools=tools, callbacks=callbacks, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"AgentExecutor(agent={self.agent!r}, tools={list(self.tool_names)!r})"
+
+    def lookup_tool(self, name: str) -> BaseTool:
+        """The tool called `name`.
+
+        Raises:
+            KeyError: there is no such tool.
+        """
+        return self.tools_by_name[name]
+
+    def invalid_tool_observation(self, name: str) -> str:
+        """What the agent is told when it calls a tool that does not exist."""
+        return f"{name} is not a valid tool, try one of [{', '.join(self.tool_names)}]."
+
+    # -- inputs -----------------------------------------------------------------------------
+
+    def prepare_inputs(self, input: dict[str, Any] | str) -> dict[str, Any]:
+        """The input as a dict: a plain string becomes ``{"input": s}`` when the prompt takes it.
+
+        Raises:
+            TypeError: a string when the prompt has no ``input`` variable, or not a dict at all.
+        """
+        if isinstance(input, dict):
+            return input
+        if isinstance(input, str):
+            keys = self._prompt_keys
+            if keys is None or "input" in keys:
+                return {"input": input}
+            raise TypeError(
+                "AgentExecutor got a plain string, but the agent's prompt has no 'input' "
+                f"variable; pass a dict with the keys {sorted(keys)!r}"
+            )
+        raise TypeError(
+            f"AgentExecutor expects a dict of inputs (or a str), got {type(input).__name__}"
+        )
+
+    def _new_run(self, input: dict[str, Any] | str, config: RunnableConfig | None) -> AgentRun:
+        inputs = self.prepare_inputs(input)
+        config = ensure_config(config)
+        if self._config is not None:
+            config = merge_configs(self._config, config)
+        return AgentRun(self, inputs, config)
+
+    # -- views of the loop ------------------------------------------------------------------
+
+    def invoke(
+        self,
+        input: dict[str, Any] | str,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """Run the agent to the end; the inputs merged with the outputs."""
+        run = self._new_run(input, config)
+        last: Event | None = None
+        for event in steps(run):
+            last = event
+        assert isinstance(last, Finished)
+        return {**run.inputs, **last.outputs}
+
+    async def ainvoke(
+        self,
+        input: dict[str, Any] | str,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """Async `invoke`: tool calls run as tasks and the time limit cancels a hung step."""
+        run = self._new_run(input, config)
+        last: Event | None = None
+        async for event in asteps(run):
+            last = event
+        assert isinstance(last, Finished)
+        return {**run.inputs, **last.outputs}
+
+    def stream(
+        self,
+        input: dict[str, Any] | str,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> Iterator[dict[str, Any]]:
+        """Yield ``{"actions", "messages"}`` per planned action, ``{"steps", "messages"}`` per
+        step, then the outputs with ``"messages"`` (all `AddableDict`, so ``+`` sums them)."""
+        return iter(AgentExecutorIterator(self, input, config, yield_actions=True))
+
+    def astream(
+        self,
+        input: dict[str, Any] | str,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Async `stream`."""
+        return aiter(AgentExecutorIterator(self, input, config, yield_actions=True))
+
+    def iter(
+        self,
+        input: dict[str, Any] | str,
+        config: RunnableConfig | None = None,
+        *,
+        callbacks: Callbacks = None,
+    ) -> AgentExecutorIterator:
+        """Iterate the run (``for`` or ``async for``): one ``{"intermediate_step": [...]}`` per
+        iteration, then the outputs with ``"messages"``."""
+        if callbacks:
+            config = merge_configs(config, {"callbacks": callbacks})
+        return AgentExecutorIterator(self, input, config)
+
+
+class AgentExecutorIterator:
+    """One agent run, iterated step by step with ``for`` or ``async for``.
+
+    Args:
+        agent_executor: the executor to run.
+        inputs: its input (a plain string follows `AgentExecutor.prepare_inputs`).
+        config: the run's config.
+        yield_actions: yield `stream`'s chunks (actions and steps one by one) instead of one
+            ``{"intermediate_step": [...]}`` per iteration.
+    """
+
+    __slots__ = ("_run", "agent_executor", "config", "inputs", "yield_actions")
+
+    def __init__(
+        self,
+        agent_executor: AgentExecutor,
+        inputs: dict[str, Any] | str,
+        config: RunnableConfig | None = None,
+        *,
+        yield_actions: bool = False,
+    ) -> None:
+        self.agent_executor = agent_executor
+        self.inputs = agent_executor.prepare_inputs(inputs)
+        self.config = config
+        self.yield_actions = yield_actions
+        self._run: AgentRun | None = None
+
+    @property
+    def intermediate_steps(self) -> Steps:
+        """The ``(action, observation)`` pairs so far."""
+        return self._run.steps if self._run else []
+
+    @property
+    def iterations(self) -> int:
+        """The iterations so far."""
+        return self._run.iterations if self._run else 0
+
+    @property
+    def time_elapsed(self) -> float:
+        """Seconds since the current run started."""
+        return self._run.time_elapsed if self._run else 0.0
+
+    def __iter__(self) -> Iterator[AddableDict]:
+        self._run = run = self.agent_executor._new_run(self.inputs, self.config)
+        for event in steps(run):
+            yield from _chunks(event, self.yield_actions)
+
+    async def __aiter__(self) -> AsyncIterator[AddableDict]:
+        self._run = run = self.agent_executor._new_run(self.inputs, self.config)
+        async for event in asteps(run):
+            for chunk in _chunks(event, self.yield_actions):
+                yield chunk
+
+
+def _chunks(event: Event, yield_actions: bool) -> list[AddableDict]:
+    if isinstance(event, Planned):
+        if not yield_actions:
+            return []
+        return [AddableDict(actions=[a], messages=a.messages) for a in event.actions]
+    if isinstance(event, Stepped):
+        if yield_actions:
+            return [AddableDict(steps=[s], messages=s.messages) for s in event.steps]
+        if event.last:
+            return []
+        return [AddableDict(intermediate_step=[(s.action, s.observation) for s in event.steps])]
+    final = AddableDict(event.outputs)
+    final["messages"] = event.finish.messages
+    return [final]
+
+
+def _limit(name: str, value: Any, minimum: int, kind: type | tuple[type, ...]) -> Any:
+    if value is None:
+        return None
+    number: Any = value
+    if isinstance(number, bool) or not isinstance(value, kind) or not number >= minimum:
+        raise AgentConfigurationError(
+            f"{name} must be None or a number >= {minimum}, got {value!r}"
+        )
+    return value

@@ -530,3 +530,37 @@ def test_ascii_edge_cases() -> None:
     loop.add_edge(y, x)
     loop.add_edge(x, x)
     assert loop.draw_ascii() == "+---+\n| x |\n+---+\n  *\n  *\n  *\n+---+\n| y |\n+---+"
+
+
+class Blob:
+    """A type pydantic cannot describe."""
+
+
+def make_blob(x: int) -> Blob:
+    return Blob()
+
+
+class Opaque(Runnable[Any, Any]):
+    """A runnable whose schemas cannot be built."""
+
+    __slots__ = ()
+
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return input
+
+    def get_input_schema(self, config: Any = None) -> Any:
+        raise TypeError("no schema")
+
+
+def test_schema_nodes_fall_back_to_a_named_model() -> None:
+    graph = RunnableLambda(make_blob).get_graph()
+    assert [n.name for n in graph.nodes.values()] == [
+        "make_blob_input",
+        "make_blob",
+        "make_blob_output",
+    ]
+    assert [n.name for n in Opaque().get_graph().nodes.values()] == [
+        "OpaqueInput",
+        "Opaque",
+        "OpaqueOutput",
+    ]

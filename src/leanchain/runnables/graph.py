@@ -378,13 +378,14 @@ class Graph:
 
 def _schema(runnable: Runnable[Any, Any], config: RunnableConfig | None, suffix: str) -> Any:
     """The runnable's input or output schema; a bare named model if it cannot build one."""
+    from pydantic import PydanticUserError, create_model
+
     try:
         if suffix == "Input":
             return runnable.get_input_schema(config)
         return runnable.get_output_schema(config)
-    except TypeError:
-        from pydantic import create_model
-
+    except (TypeError, PydanticUserError):
+        # A type pydantic cannot describe must not stop the drawing: the node keeps its name.
         return create_model(runnable.get_name(suffix))
 
 

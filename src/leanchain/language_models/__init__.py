@@ -1,0 +1,42 @@
+"""Chat models: the `BaseChatModel` every model builds on, and models for tests.
+
+`FakeListChatModel` and `GenericFakeChatModel` behave as LangChain's fakes do.
+`ScriptedChatModel` (a queue of replies) and `FunctionChatModel` (a function of the messages)
+support tools and stop sequences, record every request and stream their replies; they are what
+agent tests should use.
+"""
+
+from __future__ import annotations
+
+from ._base import BaseChatModel, LanguageModelInput, ToolChoice
+from ._fakes import FakeListChatModel, FakeListChatModelError, GenericFakeChatModel
+from ._results import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
+from ._scripted import (
+    ChatRequest,
+    Chunking,
+    FunctionChatModel,
+    Reply,
+    ScriptedChatModel,
+    ScriptItem,
+)
+from ._structured import ToolCallOutputParser
+
+__all__ = [
+    "BaseChatModel",
+    "ChatGeneration",
+    "ChatGenerationChunk",
+    "ChatRequest",
+    "ChatResult",
+    "Chunking",
+    "FakeListChatModel",
+    "FakeListChatModelError",
+    "FunctionChatModel",
+    "GenericFakeChatModel",
+    "LLMResult",
+    "LanguageModelInput",
+    "Reply",
+    "ScriptItem",
+    "ScriptedChatModel",
+    "ToolCallOutputParser",
+    "ToolChoice",
+]

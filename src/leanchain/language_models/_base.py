@@ -1,0 +1,490 @@
+"""`BaseChatModel`: the runnable every chat model (provider or fake) is built on.
+
+A subclass implements `_generate` (and, when it can, `_stream`, `_agenerate`, `_astream`);
+this class turns those into `invoke`/`ainvoke`/`stream`/`astream`/`batch`, converts the input,
+passes ``stop`` and bound keyword arguments through, and tells the callbacks about the run.
+With no callbacks attached, a call is the conversion of its input and one `_generate`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
+
+from leanchain.callbacks.manager import RunManager, astart_run, start_run
+from leanchain.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    MessageLikeRepresentation,
+    convert_to_messages,
+    message_chunk_to_message,
+    tool_call_chunk,
+)
+from leanchain.prompts import PromptValue
+from leanchain.runnables._executor import get_executor, run_in_executor
+from leanchain.runnables.base import Runnable
+from leanchain.runnables.config import RunnableConfig, ensure_config
+
+from ._results import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from leanchain.tools import ToolLike
+
+__all__ = ["BaseChatModel", "LanguageModelInput", "ToolChoice"]
+
+LanguageModelInput: TypeAlias = PromptValue | str | Sequence[MessageLikeRepresentation]
+"""What a chat model accepts: a prompt value, a string, or a list of message-likes."""
+
+ToolChoice: TypeAlias = str | bool | dict[str, Any]
+"""A tool name, ``"auto"``, ``"any"``, ``"none"``, ``True``, or a provider-specific dict."""
+
+
+class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
+    """The base class of chat models: messages in, an `AIMessage` out.
+
+    Subclasses implement `_generate`, and optionally `_stream` (token streaming), `_agenerate`
+    and `_astream` (native async). They must not emit ``on_llm_new_token`` themselves: the
+    base class does it for every chunk `_stream` yields.
+
+    Args:
+        name: the name shown in callbacks and events (defaults to the class name).
+        disable_streaming: ``True`` makes `stream` yield the whole reply as one chunk;
+            ``"tool_calling"`` does so only for calls that pass ``tools``.
+    """
+
+    __slots__ = ("disable_streaming", "name")
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        disable_streaming: bool | Literal["tool_calling"] = False,
+    ) -> None:
+        self.name = name
+        self.disable_streaming = disable_streaming
+
+    # -- what subclasses provide ------------------------------------------------------------
+
+    @property
+    def _llm_type(self) -> str:
+        """A short tag for the kind of model, reported in invocation params."""
+        return type(self).__name__
+
+    @property
+    def _identifying_params(self) -> Mapping[str, Any]:
+        """The settings that identify this model (model name, temperature, ...)."""
+        return {}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """Produce the reply to `messages` (the one method every chat model implements)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _generate")
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """Async `_generate`; by default runs `_generate` in a worker thread."""
+        return await run_in_executor(
+            self._generate, messages, stop=stop, run_manager=run_manager, **kwargs
+        )
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """Yield the reply in pieces; mark the final one ``chunk_position="last"``."""
+        raise NotImplementedError
+        yield  # pragma: no cover  (makes this a generator function)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        """Async `_stream`; by default iterates `_stream` in a worker thread."""
+        iterator = self._stream(messages, stop=stop, run_manager=run_manager, **kwargs)
+        executor = get_executor()
+        loop = asyncio.get_running_loop()
+        # One context for the whole stream, so the generator sees the caller's context vars.
+        context = contextvars.copy_context()
+
+        def step() -> ChatGenerationChunk | None:
+            return next(iterator, None)
+
+        while True:
+            chunk = await loop.run_in_executor(executor, context.run, step)
+            if chunk is None:
+                return
+            yield chunk
+
+    # -- tools and structured output --------------------------------------------------------
+
+    def bind_tools(
+        self,
+        tools: Sequence[ToolLike],
+        *,
+        tool_choice: ToolChoice | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """This model with `tools` offered on every call.
+
+        Args:
+            tools: tools or tool schemas (anything `convert_to_openai_tool` accepts).
+            tool_choice: which tool the model must call: a name, ``"auto"``, ``"any"``,
+                ``"none"`` or ``True``; ``None`` leaves it to the provider's default.
+            **kwargs: more arguments bound for every call.
+
+        Raises:
+            NotImplementedError: this model cannot call tools.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not support tool calling: it does not implement "
+            "bind_tools. Use a model that does, such as ScriptedChatModel or a provider model."
+        )
+
+    def _bind_openai_tools(
+        self,
+        tools: Sequence[ToolLike],
+        tool_choice: ToolChoice | None,
+        kwargs: dict[str, Any],
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """`bind_tools` for models that take OpenAI-style tool schemas as ``tools=``."""
+        from leanchain.tools import convert_to_openai_tool
+
+        formatted = [convert_to_openai_tool(tool) for tool in tools]
+        if tool_choice is not None:
+            kwargs = {**kwargs, "tool_choice": tool_choice}
+        return self.bind(tools=formatted, **kwargs)
+
+    def with_structured_output(
+        self,
+        schema: type[BaseModel] | type[Any] | Mapping[str, Any],
+        *,
+        include_raw: bool = False,
+        method: str = "function_calling",
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, Any]:
+        """This model answering with an instance of `schema`, through a forced tool call.
+
+        Args:
+            schema: a pydantic model (the result is an instance of it), a TypedDict (a
+                validated dict) or a JSON schema / tool schema dict (the arguments dict).
+            include_raw: return ``{"raw": message, "parsed": value, "parsing_error": error}``
+                instead of raising when the reply cannot be parsed.
+            method: how to ask for the structure; the base class supports
+                ``"function_calling"``.
+
+        Raises:
+            ValueError: unknown keyword arguments or an unsupported `method`.
+            NotImplementedError: this model cannot call tools.
+        """
+        from ._structured import structured_output
+
+        return structured_output(self, schema, include_raw=include_raw, method=method, **kwargs)
+
+    # -- running ----------------------------------------------------------------------------
+
+    def _convert_input(self, input: LanguageModelInput) -> list[BaseMessage]:
+        if isinstance(input, str):
+            return [HumanMessage(input)]
+        to_messages = getattr(input, "to_messages", None)
+        if to_messages is not None:
+            return cast(list[BaseMessage], to_messages())
+        if isinstance(input, Sequence):
+            return convert_to_messages(input)
+        raise ValueError(
+            f"Invalid input type {type(input)}. "
+            "Must be a PromptValue, str, or list of BaseMessages."
+        )
+
+    def _start_extra(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+        params = {"_type": self._llm_type, **self._identifying_params, "stop": stop, **kwargs}
+        return {"invocation_params": params, "options": {"stop": stop}, "batch_size": 1}
+
+    def _can_stream(self, kwargs: Mapping[str, Any]) -> bool:
+        cls = type(self)
+        if cls._stream is BaseChatModel._stream and cls._astream is BaseChatModel._astream:
+            return False
+        disabled = self.disable_streaming
+        return not (disabled is True or (disabled == "tool_calling" and kwargs.get("tools")))
+
+    def _streams_for(self, run: RunManager, kwargs: Mapping[str, Any]) -> bool:
+        """Whether `invoke` should stream so that a handler sees the tokens.
+
+        A handler asks for that by setting ``wants_tokens = True`` (the event stream does).
+        """
+        return (
+            any(getattr(h, "wants_tokens", False) for h in run.handlers)
+            and type(self)._stream is not BaseChatModel._stream
+            and self._can_stream(kwargs)
+        )
+
+    def invoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        """The model's reply to `input`.
+
+        Args:
+            input: a prompt value, a string (a human message) or a list of message-likes.
+            config: tags, metadata, callbacks and limits for this call.
+            stop: stop sequences, passed to the model.
+            **kwargs: passed to `_generate` (bound ``tools``, ``tool_choice``, ...).
+        """
+        config = ensure_config(config)
+        messages = self._convert_input(input)
+        if not config.get("callbacks"):
+            return _reply(self._generate(messages, stop=stop, **kwargs))
+        run = start_run(
+            config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+        )
+        if run is None:
+            return _reply(self._generate(messages, stop=stop, **kwargs))
+        try:
+            if self._streams_for(run, kwargs):
+                result = self._generate_from_stream(messages, stop, run, kwargs)
+            else:
+                result = self._generate(messages, stop=stop, run_manager=run, **kwargs)
+        except BaseException as exc:
+            run.on_error(exc)
+            raise
+        run.on_end(LLMResult(generations=[result.generations], llm_output=result.llm_output))
+        return _reply(result)
+
+    async def ainvoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        """Async `invoke`: `_agenerate`, which runs `_generate` in a thread unless overridden."""
+        config = ensure_config(config)
+        messages = self._convert_input(input)
+        if not config.get("callbacks"):
+            return _reply(await self._agenerate(messages, stop=stop, **kwargs))
+        run = await astart_run(
+            config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+        )
+        if run is None:
+            return _reply(await self._agenerate(messages, stop=stop, **kwargs))
+        try:
+            if self._streams_for(run, kwargs):
+                result = await self._agenerate_from_stream(messages, stop, run, kwargs)
+            else:
+                result = await self._agenerate(messages, stop=stop, run_manager=run, **kwargs)
+        except BaseException as exc:
+            await run.aon_error(exc)
+            raise
+        await run.aon_end(LLMResult(generations=[result.generations], llm_output=result.llm_output))
+        return _reply(result)
+
+    def _generate_from_stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        run: RunManager,
+        kwargs: dict[str, Any],
+    ) -> ChatResult:
+        chunks = list(self._emitting(self._stream(messages, stop, run, **kwargs), run))
+        return _result_from_chunks(chunks)
+
+    async def _agenerate_from_stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        run: RunManager,
+        kwargs: dict[str, Any],
+    ) -> ChatResult:
+        chunks = [
+            chunk
+            async for chunk in self._aemitting(self._astream(messages, stop, run, **kwargs), run)
+        ]
+        return _result_from_chunks(chunks)
+
+    @staticmethod
+    def _emitting(
+        chunks: Iterator[ChatGenerationChunk], run: RunManager | None
+    ) -> Iterator[ChatGenerationChunk]:
+        """`chunks`, telling `run` about each one, ending with a chunk marked last."""
+        last: ChatGenerationChunk | None = None
+        for chunk in chunks:
+            if run is not None:
+                run.emit("on_llm_new_token", _token(chunk.message), chunk=chunk)
+            last = chunk
+            yield chunk
+        if last is None or last.message.chunk_position != "last":
+            tail = _tail(last)
+            if run is not None:
+                run.emit("on_llm_new_token", "", chunk=tail)
+            yield tail
+
+    @staticmethod
+    async def _aemitting(
+        chunks: AsyncIterator[ChatGenerationChunk], run: RunManager | None
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        """Async `_emitting`."""
+        last: ChatGenerationChunk | None = None
+        async for chunk in chunks:
+            if run is not None:
+                await run.aemit("on_llm_new_token", _token(chunk.message), chunk=chunk)
+            last = chunk
+            yield chunk
+        if last is None or last.message.chunk_position != "last":
+            tail = _tail(last)
+            if run is not None:
+                await run.aemit("on_llm_new_token", "", chunk=tail)
+            yield tail
+
+    def stream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AIMessageChunk]:
+        """The reply as `AIMessageChunk`s, the last one marked ``chunk_position="last"``.
+
+        A model without `_stream` (or with streaming disabled) yields its whole reply as one
+        chunk. The chunks add up (``+``) to the reply.
+        """
+        if not self._can_stream(kwargs) or type(self)._stream is BaseChatModel._stream:
+            yield _as_chunk(self.invoke(input, config, stop=stop, **kwargs))
+            return
+        config = ensure_config(config)
+        messages = self._convert_input(input)
+        run = None
+        if config.get("callbacks"):
+            run = start_run(
+                config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+            )
+        if run is None:
+            for chunk in self._emitting(self._stream(messages, stop, None, **kwargs), None):
+                yield chunk.message
+            return
+        seen: list[ChatGenerationChunk] = []
+        try:
+            for chunk in self._emitting(self._stream(messages, stop, run, **kwargs), run):
+                seen.append(chunk)
+                yield chunk.message
+        except BaseException as exc:
+            run.on_error(exc)
+            raise
+        run.on_end(LLMResult(generations=[[_merge(seen)]]))
+
+    async def astream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
+        """Async `stream`: `_astream`, which iterates `_stream` in a thread unless overridden."""
+        if not self._can_stream(kwargs):
+            yield _as_chunk(await self.ainvoke(input, config, stop=stop, **kwargs))
+            return
+        config = ensure_config(config)
+        messages = self._convert_input(input)
+        run = None
+        if config.get("callbacks"):
+            run = await astart_run(
+                config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+            )
+        if run is None:
+            async for chunk in self._aemitting(self._astream(messages, stop, None, **kwargs), None):
+                yield chunk.message
+            return
+        seen: list[ChatGenerationChunk] = []
+        try:
+            async for chunk in self._aemitting(self._astream(messages, stop, run, **kwargs), run):
+                seen.append(chunk)
+                yield chunk.message
+        except BaseException as exc:
+            await run.aon_error(exc)
+            raise
+        await run.aon_end(LLMResult(generations=[[_merge(seen)]]))
+
+
+def _reply(result: ChatResult) -> AIMessage:
+    message = result.generations[0].message
+    if isinstance(message, AIMessageChunk):
+        return cast(AIMessage, message_chunk_to_message(message))
+    return cast(AIMessage, message)
+
+
+def _token(message: AIMessageChunk) -> str:
+    content = message.content
+    return content if isinstance(content, str) else message.text
+
+
+def _tail(last: ChatGenerationChunk | None) -> ChatGenerationChunk:
+    """The empty chunk that closes a stream whose last chunk was not marked."""
+    empty: Any = "" if last is None or isinstance(last.message.content, str) else []
+    return ChatGenerationChunk(message=AIMessageChunk(content=empty, chunk_position="last"))
+
+
+def _merge(chunks: list[ChatGenerationChunk]) -> ChatGenerationChunk:
+    return chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]
+
+
+def _result_from_chunks(chunks: list[ChatGenerationChunk]) -> ChatResult:
+    merged = _merge(chunks)
+    message = message_chunk_to_message(merged.message)
+    return ChatResult(
+        generations=[ChatGeneration(message=message, generation_info=merged.generation_info)]
+    )
+
+
+def _as_chunk(message: AIMessage) -> AIMessageChunk:
+    """A whole reply as one chunk (for models that cannot stream)."""
+    if isinstance(message, AIMessageChunk):
+        if message.chunk_position == "last":
+            return message
+        return message.model_copy(update={"chunk_position": "last"})
+    chunks = [
+        tool_call_chunk(name=call["name"], args=json.dumps(call["args"]), id=call["id"], index=i)
+        for i, call in enumerate(message.tool_calls)
+    ]
+    offset = len(chunks)
+    chunks += [
+        tool_call_chunk(name=bad["name"], args=bad["args"], id=bad["id"], index=offset + i)
+        for i, bad in enumerate(message.invalid_tool_calls)
+    ]
+    return AIMessageChunk(
+        content=message.content,
+        additional_kwargs=message.additional_kwargs,
+        response_metadata=message.response_metadata,
+        name=message.name,
+        id=message.id,
+        tool_call_chunks=chunks,
+        usage_metadata=message.usage_metadata,
+        chunk_position="last",
+    )

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
 
 from pydantic import BaseModel, ValidationError
 
-from leanchain.callbacks.manager import Callbacks, RunManager, astart_run, start_run
+from leanchain.callbacks import manager as _callbacks
+from leanchain.callbacks.manager import Callbacks, RunManager
 from leanchain.errors import ToolException
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
@@ -51,6 +52,51 @@ def single_input_parameters() -> dict[str, Any]:
         "required": ["__arg1"],
         "type": "object",
     }
+
+
+def _start_tool_run(
+    config: RunnableConfig, tool: BaseTool, tool_input: Any, tool_call_id: str | None
+) -> tuple[RunManager, str, tuple[Any, ...], dict[str, Any]] | None:
+    """The tool run and its ``on_tool_start`` event, not yet sent.
+
+    ``on_tool_start`` takes ``inputs=`` as a keyword, which `start_run` cannot pass on while
+    its own positional parameter is called ``inputs``; until that parameter is positional-only
+    the event is built here from the same parts `start_run` uses.
+    """
+    extra = {
+        "inputs": None if isinstance(tool_input, str) else tool_input,
+        "tool_call_id": tool_call_id,
+    }
+    prepared = _callbacks._prepare(config, "tool", tool.name, extra)
+    if prepared is None:
+        return None
+    run, event, kwargs = prepared
+    text = tool_input if isinstance(tool_input, str) else str(tool_input)
+    return run, event, ({"name": run.name, "description": tool.description}, text), kwargs
+
+
+def start_tool_run(
+    config: RunnableConfig, tool: BaseTool, tool_input: Any, tool_call_id: str | None
+) -> RunManager | None:
+    """Start a tool run and send ``on_tool_start``; ``None`` when nobody listens."""
+    start = _start_tool_run(config, tool, tool_input, tool_call_id)
+    if start is None:
+        return None
+    run, event, args, kwargs = start
+    _callbacks._dispatch(run.handlers, event, args, kwargs)
+    return run
+
+
+async def astart_tool_run(
+    config: RunnableConfig, tool: BaseTool, tool_input: Any, tool_call_id: str | None
+) -> RunManager | None:
+    """Async twin of `start_tool_run`."""
+    start = _start_tool_run(config, tool, tool_input, tool_call_id)
+    if start is None:
+        return None
+    run, event, args, kwargs = start
+    await _callbacks._adispatch(run.handlers, event, args, kwargs)
+    return run
 
 
 def _is_tool_call(value: Any) -> bool:
@@ -309,12 +355,6 @@ class BaseTool(Runnable[ToolInput, Any]):
             config = merge_configs(config, own)
         return config
 
-    def _start_args(self, tool_input: Any, tool_call_id: str | None) -> dict[str, Any]:
-        return {
-            "inputs": None if isinstance(tool_input, str) else tool_input,
-            "tool_call_id": tool_call_id,
-        }
-
     def _outcome(self, exc: Exception) -> Any:
         """The observation for a handled error; re-raises an error that is not handled."""
         if isinstance(exc, (ToolInputValidationError, ValidationError)):
@@ -335,10 +375,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         config = self._run_config(config)
         run = None
         if config.get("callbacks"):
-            text = tool_input if isinstance(tool_input, str) else str(tool_input)
-            run = start_run(
-                config, "tool", self.name, text, **self._start_args(tool_input, tool_call_id)
-            )
+            run = start_tool_run(config, self, tool_input, tool_call_id)
         status = "success"
         try:
             try:
@@ -361,10 +398,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         config = self._run_config(config)
         run = None
         if config.get("callbacks"):
-            text = tool_input if isinstance(tool_input, str) else str(tool_input)
-            run = await astart_run(
-                config, "tool", self.name, text, **self._start_args(tool_input, tool_call_id)
-            )
+            run = await astart_tool_run(config, self, tool_input, tool_call_id)
         status = "success"
         try:
             try:

@@ -1,0 +1,175 @@
+"""`ToolsAgentOutputParser`: turn a model message's native tool calls into agent actions.
+
+A malformed tool call (``invalid_tool_calls``: arguments that are not a JSON object, as a
+provider may send) is a parse error that goes back to the model: the parser raises
+`OutputParserException` with ``send_to_llm=True``, an ``observation`` that names each bad call
+and its JSON error and asks for the call again, and an ``llm_output`` that reads like the log
+of the calls the model tried. With ``handle_parsing_errors`` the executor records that as an
+``_Exception`` step, and `format_to_tool_messages` shows the model its attempt followed by the
+observation. No tool of that message runs, so the history never holds a call without a result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from leanchain.agents.output_parsers.base import MultiActionAgentOutputParser
+from leanchain.agents.schema import AgentAction, AgentFinish, ToolAgentAction
+from leanchain.errors import OutputParserException
+from leanchain.messages import AIMessage, BaseMessage, InvalidToolCall
+from leanchain.output_parsers import generation_message
+
+__all__ = [
+    "ToolAgentAction",
+    "ToolsAgentOutputParser",
+    "parse_ai_message_to_tool_action",
+]
+
+
+def _log(name: str, tool_input: Any, content: Any) -> str:
+    content_msg = f"responded: {content}\n" if content else "\n"
+    return f"\nInvoking: `{name}` with `{tool_input}`\n{content_msg}\n"
+
+
+def _not_json(name: Any, arguments: Any) -> str:
+    # LangChain's message, with the function dict written as LangChain's raw entry is.
+    return (
+        f"Could not parse tool input: {{'name': {name!r}, 'arguments': {arguments!r}}} "
+        "because the `arguments` is not valid JSON."
+    )
+
+
+def _json_error(call: InvalidToolCall) -> str:
+    if call.get("error"):
+        return str(call["error"])
+    try:
+        value = json.loads(call.get("args") or "")
+    except ValueError as e:
+        return str(e)
+    return f"expected a JSON object, got {type(value).__name__}"
+
+
+def _invalid_calls_error(message: AIMessage) -> OutputParserException:
+    """The error for a message with malformed tool calls; see the module docstring."""
+    invalid = message.invalid_tool_calls
+    lines = [
+        f"- `{call.get('name')}` (id {call.get('id')}): {_json_error(call)}" for call in invalid
+    ]
+    observation = (
+        "Your tool call arguments were not valid JSON, so no tool of your last reply was run:\n"
+        + "\n".join(lines)
+        + "\nCall the tools again, with each call's arguments as one valid JSON object."
+    )
+    attempted: list[tuple[Any, Any]] = [(c["name"], c["args"]) for c in message.tool_calls]
+    attempted += [(c.get("name"), c.get("args")) for c in invalid]
+    llm_output = "".join(_log(str(name), args, message.content) for name, args in attempted)
+    first = invalid[0]
+    return OutputParserException(
+        _not_json(first.get("name"), first.get("args")),
+        observation=observation,
+        llm_output=llm_output,
+        send_to_llm=True,
+    )
+
+
+def _raw_calls(raw: Sequence[Any]) -> list[tuple[str, dict[str, Any], Any]]:
+    """OpenAI-style raw calls (``{"id", "function": {"name", "arguments"}}``) parsed."""
+    calls = []
+    for entry in raw:
+        function = entry.get("function") if isinstance(entry, Mapping) else None
+        if not isinstance(function, Mapping):
+            raise OutputParserException(f"Could not parse tool call: {entry!r}")
+        arguments = function.get("arguments")
+        try:
+            args = json.loads(arguments or "{}")
+        except (TypeError, ValueError) as e:
+            raise OutputParserException(_not_json(function.get("name"), arguments)) from e
+        if not isinstance(args, dict):
+            raise OutputParserException(_not_json(function.get("name"), arguments))
+        calls.append((str(function.get("name")), args, entry.get("id")))
+    return calls
+
+
+def parse_ai_message_to_tool_action(message: BaseMessage) -> list[AgentAction] | AgentFinish:
+    """The message's tool calls as `ToolAgentAction`s, or an `AgentFinish` if it has none.
+
+    Raises:
+        TypeError: `message` is not an `AIMessage` (an `AIMessageChunk` is one).
+        OutputParserException: a tool call's arguments are not a JSON object.
+    """
+    if not isinstance(message, AIMessage):
+        raise TypeError(f"Expected an AI message got {type(message)}")
+    if message.invalid_tool_calls:
+        raise _invalid_calls_error(message)
+    content = message.content
+    if message.tool_calls:
+        calls = [(c["name"], c["args"], c.get("id")) for c in message.tool_calls]
+    else:
+        # A message built without validation may still carry only the raw provider calls.
+        raw = message.additional_kwargs.get("tool_calls")
+        if not raw:
+            return AgentFinish({"output": content}, str(content))
+        calls = _raw_calls(raw)
+    actions: list[AgentAction] = []
+    for name, args, call_id in calls:
+        # Legacy single-input tools get their one argument unwrapped.
+        tool_input = args.get("__arg1", args)
+        actions.append(
+            ToolAgentAction(
+                tool=name,
+                tool_input=tool_input,
+                log=_log(name, tool_input, content),
+                message_log=[message],
+                tool_call_id=call_id,
+            )
+        )
+    return actions
+
+
+class ToolsAgentOutputParser(MultiActionAgentOutputParser):
+    """Parses a chat model's message into `ToolAgentAction`s (one per tool call) or a finish.
+
+    - Tool calls give a list of ``ToolAgentAction(tool, tool_input, log, message_log=[message],
+      tool_call_id=id)``, even for one call; an ``__arg1`` argument is unwrapped as the input.
+      The log is ``"\\nInvoking: `{tool}` with `{tool_input}`\\n{content_msg}\\n"``.
+    - No tool calls give ``AgentFinish({"output": message.content}, str(message.content))``.
+    - Malformed tool-call JSON raises `OutputParserException` sent back to the model (see the
+      module docstring).
+    - Streamed replies work the same: an `AIMessageChunk` is an `AIMessage`.
+    - Only messages can be parsed: text raises `ValueError` "Can only parse messages".
+    """
+
+    __slots__ = ()
+
+    @property
+    def _type(self) -> str:
+        return "tools-agent-output-parser"
+
+    def parse(self, text: str) -> list[AgentAction] | AgentFinish:
+        """Not possible: tool calls live in messages, not text.
+
+        Raises:
+            ValueError: always.
+        """
+        raise ValueError("Can only parse messages")
+
+    def parse_result(
+        self, result: Sequence[Any], *, partial: bool = False
+    ) -> list[AgentAction] | AgentFinish:
+        """The first output's tool calls as actions, or a finish.
+
+        Args:
+            result: model outputs (messages, or generations holding one); the first is read.
+            partial: ignored: a tool call is only run once the whole reply is in.
+
+        Raises:
+            ValueError: the output is text, not a message.
+            TypeError: the message is not an `AIMessage`.
+            OutputParserException: malformed tool-call JSON.
+        """
+        message = generation_message(result[0])
+        if message is None:
+            raise ValueError("This output parser only works on ChatGeneration output")
+        return parse_ai_message_to_tool_action(message)

@@ -13,11 +13,12 @@ from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
+    Coroutine,
     Iterator,
     Mapping,
     Sequence,
 )
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, get_args, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, get_args, overload
 
 from leanchain.callbacks.manager import RunManager, RunType, astart_run, start_run
 from leanchain.runnables._executor import (
@@ -45,6 +46,15 @@ Out = TypeVar("Out")
 Other = TypeVar("Other")
 
 _ABSTRACT = ("invoke",)
+_In_contra = TypeVar("_In_contra", contravariant=True)
+_Out_co = TypeVar("_Out_co", covariant=True)
+
+
+class _TakesConfig(Protocol[_In_contra, _Out_co]):
+    """A function of the input that also takes the run's config as ``config=``."""
+
+    def __call__(self, input: _In_contra, /, *, config: RunnableConfig) -> _Out_co: ...
+
 
 RunnableLike = Any
 """A runnable, a callable, a generator function, or a dict of those (coerced by `|`)."""
@@ -379,11 +389,27 @@ class Runnable(Generic[Input, Output]):
     @overload
     def __or__(self, other: Runnable[Any, Other]) -> Runnable[Input, Other]: ...
     @overload
-    def __or__(self, other: Callable[[Any], Awaitable[Other]]) -> Runnable[Input, Other]: ...
+    def __or__(
+        self, other: Callable[[AsyncIterator[Any]], AsyncIterator[Other]]
+    ) -> Runnable[Input, Other]: ...
+    @overload
+    def __or__(
+        self, other: Callable[[Any], Coroutine[Any, Any, Other]]
+    ) -> Runnable[Input, Other]: ...
+    @overload
+    def __or__(
+        self, other: Callable[[Iterator[Any]], Iterator[Other]]
+    ) -> Runnable[Input, Other]: ...
     @overload
     def __or__(self, other: Callable[[Any], Other]) -> Runnable[Input, Other]: ...
     @overload
     def __or__(self, other: Mapping[str, Any]) -> Runnable[Input, dict[str, Any]]: ...
+    @overload
+    def __or__(
+        self, other: _TakesConfig[Any, Coroutine[Any, Any, Other]]
+    ) -> Runnable[Input, Other]: ...
+    @overload
+    def __or__(self, other: _TakesConfig[Any, Other]) -> Runnable[Input, Other]: ...
 
     def __or__(self, other: Any) -> Runnable[Input, Any]:
         """``self | other``: a sequence that feeds this runnable's output to `other`."""
@@ -395,6 +421,8 @@ class Runnable(Generic[Input, Output]):
     def __ror__(self, other: Callable[[Other], Any]) -> Runnable[Other, Output]: ...
     @overload
     def __ror__(self, other: Mapping[str, Any]) -> Runnable[Any, Output]: ...
+    @overload
+    def __ror__(self, other: _TakesConfig[Other, Any]) -> Runnable[Other, Output]: ...
 
     def __ror__(self, other: Any) -> Runnable[Any, Output]:
         """``other | self`` where `other` is a callable or a dict."""

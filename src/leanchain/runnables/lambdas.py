@@ -6,12 +6,14 @@ import ast
 import contextvars
 import inspect
 import textwrap
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, cast, overload
+
+from typing_extensions import TypeVar
 
 from leanchain.callbacks.manager import RunManager, start_run
 from leanchain.runnables._executor import run_in_executor
-from leanchain.runnables.base import Input, Output, Runnable, _afold, _fold
+from leanchain.runnables.base import Input, Output, Runnable, _afold, _fold, _TakesConfig
 from leanchain.runnables.config import (
     _EMPTY,
     DEFAULT_RECURSION_LIMIT,
@@ -29,6 +31,13 @@ __all__ = ["RunnableGenerator", "RunnableLambda", "chain"]
 
 _SYNC_COROUTINE = "Cannot invoke a coroutine function synchronously.Use `ainvoke` instead."
 _SYNC_STREAM = "Cannot stream a coroutine function synchronously.Use `astream` instead."
+
+
+In = TypeVar("In")
+Out = TypeVar("Out")
+# An unannotated ``lambda x: ...`` gives mypy nothing to solve the input from: ``Any``.
+_AnyIn = TypeVar("_AnyIn", default=Any)
+_AnyOut = TypeVar("_AnyOut", default=Any)
 
 
 def _is_async(func: Any) -> bool:
@@ -77,10 +86,72 @@ class RunnableLambda(Runnable[Input, Output]):
         "name",
     )
 
+    # The overloads give ``RunnableLambda(f)`` the types of `f`: ``def f(x: int) -> str``
+    # makes a ``RunnableLambda[int, str]``; generators and async functions yield/return `Out`.
+    # There is deliberately no catch-all overload, and coroutines are matched as `Coroutine`,
+    # not `Awaitable`: when an argument's type contains ``Any`` (``dict[str, Any]`` is
+    # everywhere here) mypy answers ``Any`` if two overloads match with different types.
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: Callable[[In], AsyncIterator[Out]],
+        afunc: None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: Callable[[In], Coroutine[Any, Any, Out]],
+        afunc: None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: Callable[[In], Iterator[Out]],
+        afunc: Callable[[In], AsyncIterator[Out]] | None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[_AnyIn, _AnyOut],
+        func: Callable[[_AnyIn], _AnyOut],
+        afunc: Callable[[_AnyIn], Awaitable[_AnyOut]] | None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: _TakesConfig[In, AsyncIterator[Out]],
+        afunc: None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: _TakesConfig[In, Coroutine[Any, Any, Out]],
+        afunc: None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: _TakesConfig[In, Iterator[Out]],
+        afunc: Callable[..., AsyncIterator[Out]] | None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: _TakesConfig[In, Out],
+        afunc: Callable[..., Awaitable[Out]] | None = None,
+        name: str | None = None,
+    ) -> None: ...
+
     def __init__(
         self,
         func: Callable[..., Any],
-        afunc: Callable[..., Awaitable[Any]] | None = None,
+        afunc: Callable[..., Any] | None = None,
         name: str | None = None,
     ) -> None:
         if afunc is not None and _is_async(func):
@@ -368,6 +439,31 @@ class RunnableGenerator(Runnable[Input, Output]):
 
     __slots__ = ("_agen", "_agen_config", "_gen", "_gen_config", "name")
 
+    @overload
+    def __init__(
+        self: RunnableGenerator[In, Out],
+        transform: Callable[[AsyncIterator[In]], AsyncIterator[Out]],
+        atransform: None = None,
+        *,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableGenerator[In, Out],
+        transform: Callable[[Iterator[In]], Iterator[Out]],
+        atransform: Callable[[AsyncIterator[In]], AsyncIterator[Out]] | None = None,
+        *,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableGenerator[Any, Any],
+        transform: Callable[..., Any],
+        atransform: Callable[..., AsyncIterator[Any]] | None = None,
+        *,
+        name: str | None = None,
+    ) -> None: ...
+
     def __init__(
         self,
         transform: Callable[..., Any],
@@ -468,13 +564,17 @@ class RunnableGenerator(Runnable[Input, Output]):
 
 
 @overload
-def chain(func: Callable[[Input], Awaitable[Output]]) -> Runnable[Input, Output]: ...
+def chain(func: Callable[[In], AsyncIterator[Out]]) -> RunnableLambda[In, Out]: ...
 @overload
-def chain(func: Callable[[Input], Iterator[Output]]) -> Runnable[Input, Output]: ...
+def chain(func: Callable[[In], Coroutine[Any, Any, Out]]) -> RunnableLambda[In, Out]: ...
 @overload
-def chain(func: Callable[[Input], Output]) -> Runnable[Input, Output]: ...
+def chain(func: Callable[[In], Iterator[Out]]) -> RunnableLambda[In, Out]: ...
+@overload
+def chain(func: Callable[[In], Out]) -> RunnableLambda[In, Out]: ...
+@overload
+def chain(func: _TakesConfig[In, Out]) -> RunnableLambda[In, Out]: ...
 
 
-def chain(func: Callable[[Any], Any]) -> Runnable[Any, Any]:
+def chain(func: Callable[..., Any]) -> RunnableLambda[Any, Any]:
     """Decorate a function to make it a `RunnableLambda`."""
     return RunnableLambda(func)

@@ -36,7 +36,9 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
 
     __slots__ = ("name", "steps__")
 
-    def __init__(self, steps__: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
+    def __init__(
+        self: RunnableParallel[Any], steps__: Mapping[str, Any] | None = None, /, **kwargs: Any
+    ) -> None:
         merged = {**(steps__ or {}), **kwargs}
         self.steps__: dict[str, Runnable[Any, Any]] = {
             key: coerce_to_runnable(value) for key, value in merged.items()

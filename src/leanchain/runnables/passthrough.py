@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from leanchain.callbacks.manager import RunManager
 from leanchain.runnables._executor import run_in_executor
@@ -33,6 +33,25 @@ class RunnablePassthrough(Runnable[T, T]):
     """
 
     __slots__ = ("_accepts_config", "afunc", "func", "input_type", "name")
+
+    @overload
+    def __init__(
+        self: RunnablePassthrough[T],
+        func: Callable[..., Any] | None = None,
+        afunc: Callable[..., Any] | None = None,
+        *,
+        input_type: type[T],
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnablePassthrough[Any],
+        func: Callable[..., Any] | None = None,
+        afunc: Callable[..., Any] | None = None,
+        *,
+        input_type: None = None,
+        name: str | None = None,
+    ) -> None: ...
 
     def __init__(
         self,

@@ -31,7 +31,7 @@ class RunnableSequence(Runnable[Input, Output]):
 
     __slots__ = ("_rest", "_tags", "name", "steps")
 
-    def __init__(self, *steps: Any, name: str | None = None) -> None:
+    def __init__(self: RunnableSequence[Any, Any], *steps: Any, name: str | None = None) -> None:
         flat: list[Runnable[Any, Any]] = []
         for step in steps:
             runnable = coerce_to_runnable(step)

@@ -57,7 +57,8 @@ Observation: the result the tool returns
 Thought: I now know the final answer
 Final Answer: the final answer to the original question
 
-Never write an Observation yourself: stop after Action Input and wait for it."""
+Never write an Observation yourself: stop after Action Input and wait for it. Each reply \
+holds either an Action with its Action Input, or a Final Answer, never both."""
 """The ReAct keyword protocol; ``{tool_names}`` is filled in by the prompt."""
 
 # "Action", an optional number, ":" (possessive: linear, see the module docstring).

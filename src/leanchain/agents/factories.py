@@ -1,0 +1,427 @@
+"""The five ``create_*_agent`` factories, over one four-stage assembly.
+
+Every agent is ``RunnablePassthrough.assign(agent_scratchpad=format(intermediate_steps)) |
+prompt | llm step | parser``; the factories differ only in those four choices (DESIGN §3):
+
+| factory | scratchpad | prompt must have | llm step | parser |
+|---|---|---|---|---|
+| `create_tool_calling_agent` | tool messages | ``agent_scratchpad`` | ``llm.bind_tools(tools)`` | `ToolsAgentOutputParser` |
+| `create_openai_tools_agent` | tool messages | ``agent_scratchpad`` | ``llm.bind(tools=[schemas])`` | `OpenAIToolsAgentOutputParser` |
+| `create_react_agent` | text log | ``tools``, ``tool_names``, ``agent_scratchpad`` | stop ``"\\nObservation"`` | `ReActSingleInputOutputParser` |
+| `create_structured_chat_agent` | text log | ``tools``, ``tool_names``, ``agent_scratchpad`` | stop ``"\\nObservation"`` | `JSONAgentOutputParser` |
+| `create_xml_agent` | XML log | ``tools``, ``agent_scratchpad`` | stop ``"</tool_input>"`` | `XMLAgentOutputParser` |
+
+The result is an `AgentRunnable`: a `RunnableSequence` of those four steps that also keeps
+its parts, so that the executor's "generate" early stopping can make one more model call with
+no tools (`AgentRunnable.build_final_answer_chain`).
+"""  # noqa: E501
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeAlias, TypeVar
+
+from leanchain.agents.format_scratchpad import (
+    format_log_to_str,
+    format_to_openai_tool_messages,
+    format_to_tool_messages,
+    format_xml,
+)
+from leanchain.agents.format_scratchpad._steps import Steps
+from leanchain.agents.output_parsers import (
+    JSONAgentOutputParser,
+    OpenAIToolsAgentOutputParser,
+    ReActSingleInputOutputParser,
+    ToolsAgentOutputParser,
+    XMLAgentOutputParser,
+)
+from leanchain.agents.schema import AgentAction, AgentFinish
+from leanchain.errors import AgentConfigurationError, OutputParserException
+from leanchain.messages import BaseMessage, HumanMessage
+from leanchain.output_parsers import BaseOutputParser
+from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate
+from leanchain.runnables import Runnable, RunnableLambda, RunnablePassthrough, RunnableSequence
+from leanchain.tools import BaseTool, convert_to_openai_tool, render_text_description
+from leanchain.tools import render_text_description_and_args as render_with_args
+
+__all__ = [
+    "AgentRunnable",
+    "create_openai_tools_agent",
+    "create_react_agent",
+    "create_structured_chat_agent",
+    "create_tool_calling_agent",
+    "create_xml_agent",
+]
+
+Decision = TypeVar("Decision")
+MultiDecision: TypeAlias = list[AgentAction] | AgentFinish
+SingleDecision: TypeAlias = AgentAction | AgentFinish
+ToolsRenderer: TypeAlias = Callable[[list[BaseTool]], str]
+
+TOOL_CALLING_FINAL_ANSWER: Final = (
+    "You have reached the limit of steps for this task, so no more tools can be called. "
+    "Give your best final answer now, based on the tool results above."
+)
+REACT_FINAL_ANSWER: Final = (
+    "I have reached the limit of steps, so I must not use any more tools. I will now give my "
+    'best final answer, based on the observations above, on a line that starts with "Final '
+    'Answer:".\n'
+)
+STRUCTURED_CHAT_FINAL_ANSWER: Final = (
+    "I have reached the limit of steps, so I must not use any more tools. I will now reply "
+    'with the "Final Answer" action, giving my best answer based on the observations above.\n'
+)
+XML_FINAL_ANSWER: Final = (
+    "\nYou have reached the limit of steps, so you must not use any more tools. Give your best "
+    "final answer now, based on the observations above, between <final_answer> and "
+    "</final_answer>."
+)
+
+
+def _with_instruction(scratchpad: Any, instruction: str) -> Any:
+    """The scratchpad followed by the instruction: appended text, or one more human message."""
+    if isinstance(scratchpad, str):
+        return scratchpad + instruction
+    return [*scratchpad, HumanMessage(content=instruction)]
+
+
+def _reply_text(reply: Any) -> str:
+    return reply.text if isinstance(reply, BaseMessage) else str(reply)
+
+
+class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
+    """An agent: ``assign(agent_scratchpad=...) | prompt | llm step | parser``, parts kept.
+
+    It runs exactly as the four-step `RunnableSequence` it is; the extra attributes are its
+    parts, read by `build_final_answer_chain`.
+
+    Args:
+        prompt: the prompt (partials filled in).
+        llm: the model as given to the factory (no tools or stop bound).
+        llm_step: the model as the agent calls it (tools and/or stop bound).
+        final_llm: a zero-argument function giving the model for the final answer: no tools
+            may be called (built only when asked for).
+        format_scratchpad: intermediate steps → the ``agent_scratchpad`` value.
+        output_parser: reads the model's reply as the agent's decision.
+        final_instruction: what the final-answer call adds to the scratchpad.
+    """
+
+    __slots__ = (
+        "_final_llm",
+        "final_instruction",
+        "format_scratchpad",
+        "llm",
+        "llm_step",
+        "output_parser",
+        "prompt",
+    )
+
+    def __init__(
+        self,
+        *,
+        prompt: BasePromptTemplate,
+        llm: Runnable[Any, Any],
+        llm_step: Runnable[Any, Any],
+        final_llm: Callable[[], Runnable[Any, Any]],
+        format_scratchpad: Callable[[Steps], Any],
+        output_parser: BaseOutputParser[Decision],
+        final_instruction: str,
+    ) -> None:
+        def scratchpad(inputs: dict[str, Any]) -> Any:
+            return format_scratchpad(inputs["intermediate_steps"])
+
+        super().__init__(
+            RunnablePassthrough.assign(agent_scratchpad=scratchpad),
+            prompt,
+            llm_step,
+            output_parser,
+        )
+        self.prompt = prompt
+        self.llm = llm
+        self.llm_step = llm_step
+        self._final_llm = final_llm
+        self.format_scratchpad = format_scratchpad
+        self.output_parser = output_parser
+        self.final_instruction = final_instruction
+
+    def build_final_answer_chain(self) -> Runnable[dict[str, Any], AgentFinish | str]:
+        """The one last model call of ``early_stopping_method="generate"``.
+
+        ``assign(agent_scratchpad=scratchpad of all steps + final instruction) | prompt |
+        model with no tools | finish-or-text``. Its input is the executor's inputs plus
+        ``intermediate_steps``. It returns the parser's `AgentFinish` when the reply parses to
+        one; otherwise (a reply that asks for a tool anyway, or does not parse) the reply's
+        text, which the executor makes the output. Tool-calling agents keep the tool
+        definitions (the history refers to them) with ``tool_choice="none"``; text agents
+        keep their stop sequences.
+        """
+        format_scratchpad = self.format_scratchpad
+        instruction = self.final_instruction
+        parser = self.output_parser
+
+        def scratchpad(inputs: dict[str, Any]) -> Any:
+            return _with_instruction(format_scratchpad(inputs["intermediate_steps"]), instruction)
+
+        def finish_or_text(reply: Any) -> AgentFinish | str:
+            try:
+                decision = parser.invoke(reply)
+            except (OutputParserException, ValueError, TypeError):
+                decision = None
+            return decision if isinstance(decision, AgentFinish) else _reply_text(reply)
+
+        chain: Runnable[dict[str, Any], AgentFinish | str] = RunnableSequence(
+            RunnablePassthrough.assign(agent_scratchpad=scratchpad),
+            self.prompt,
+            self._final_llm(),
+            RunnableLambda(finish_or_text, name="final_answer"),
+        )
+        return chain
+
+
+def _missing_variables(prompt: BasePromptTemplate, required: set[str]) -> None:
+    """Raise if `prompt` neither takes nor pre-fills every required variable.
+
+    Raises:
+        AgentConfigurationError: "Prompt missing required variables: {...}" (sorted).
+    """
+    have = {*prompt.input_variables, *prompt.partial_variables, *prompt.optional_variables}
+    missing = required - have
+    if missing:
+        names = ", ".join(repr(name) for name in sorted(missing))
+        raise AgentConfigurationError(f"Prompt missing required variables: {{{names}}}")
+
+
+def _with_stop(llm: Runnable[Any, Any], stop_sequence: bool | list[str], default: str) -> Any:
+    if not stop_sequence:
+        return llm
+    return llm.bind(stop=[default] if stop_sequence is True else list(stop_sequence))
+
+
+def _assemble(
+    *,
+    llm: Runnable[Any, Any],
+    prompt: BasePromptTemplate,
+    required: set[str],
+    llm_step: Callable[[], Runnable[Any, Any]],
+    final_llm: Callable[[], Runnable[Any, Any]],
+    format_scratchpad: Callable[[Steps], Any],
+    output_parser: BaseOutputParser[Decision],
+    final_instruction: str,
+    tools: Sequence[BaseTool] | None = None,
+    tools_renderer: ToolsRenderer | None = None,
+) -> AgentRunnable[Decision]:
+    """The one assembly every factory uses: check the prompt, fill partials, join the stages.
+
+    With `tools_renderer`, ``tools`` is filled in with the rendered tools, and ``tool_names``
+    with their names joined by ", " when the prompt uses it.
+    """
+    _missing_variables(prompt, required)
+    if tools_renderer is not None:
+        tool_list = list(tools or ())
+        partials: dict[str, Any] = {"tools": tools_renderer(tool_list)}
+        if "tool_names" in required:
+            partials["tool_names"] = ", ".join(t.name for t in tool_list)
+        prompt = prompt.partial(**partials)
+    return AgentRunnable(
+        prompt=prompt,
+        llm=llm,
+        llm_step=llm_step(),
+        final_llm=final_llm,
+        format_scratchpad=format_scratchpad,
+        output_parser=output_parser,
+        final_instruction=final_instruction,
+    )
+
+
+def create_tool_calling_agent(
+    llm: Any,
+    tools: Sequence[BaseTool],
+    prompt: ChatPromptTemplate,
+    *,
+    message_formatter: Callable[[Steps], list[BaseMessage]] = format_to_tool_messages,
+) -> AgentRunnable[MultiDecision]:
+    """An agent that calls tools through the model's native tool calling (``bind_tools``).
+
+    Args:
+        llm: a chat model that implements ``bind_tools``.
+        tools: the tools the model may call.
+        prompt: a chat prompt with an ``agent_scratchpad`` messages placeholder.
+        message_formatter: intermediate steps → the scratchpad messages.
+
+    Raises:
+        AgentConfigurationError: the prompt lacks ``agent_scratchpad``, or the model has no
+            ``bind_tools``.
+        NotImplementedError: the model's class does not implement ``bind_tools``.
+    """
+    return _assemble(
+        llm=llm,
+        prompt=prompt,
+        required={"agent_scratchpad"},
+        llm_step=lambda: _bind_tools(llm, tools),
+        final_llm=lambda: _without_tool_calls(llm, tools),
+        format_scratchpad=message_formatter,
+        output_parser=ToolsAgentOutputParser(),
+        final_instruction=TOOL_CALLING_FINAL_ANSWER,
+    )
+
+
+def _bind_tools(llm: Any, tools: Sequence[BaseTool]) -> Runnable[Any, Any]:
+    if not hasattr(llm, "bind_tools"):
+        raise AgentConfigurationError(
+            "This function requires a bind_tools() method be implemented on the LLM."
+        )
+    bound: Runnable[Any, Any] = llm.bind_tools(tools)
+    return bound
+
+
+def _without_tool_calls(llm: Any, tools: Sequence[BaseTool]) -> Runnable[Any, Any]:
+    """The model with the tools defined but not callable; the bare model if it cannot."""
+    try:
+        bound: Runnable[Any, Any] = llm.bind_tools(tools, tool_choice="none")
+    except (NotImplementedError, TypeError, ValueError):
+        return llm  # type: ignore[no-any-return]
+    return bound
+
+
+def create_openai_tools_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: ChatPromptTemplate,
+    strict: bool | None = None,
+) -> AgentRunnable[MultiDecision]:
+    """An agent for OpenAI-compatible models: the tools' OpenAI schemas bound as ``tools=``.
+
+    Args:
+        llm: a model that accepts OpenAI's ``tools`` (and ``tool_choice``) arguments.
+        tools: the tools the model may call.
+        prompt: a chat prompt with an ``agent_scratchpad`` messages placeholder.
+        strict: passed to `convert_to_openai_tool` for each tool.
+
+    Raises:
+        AgentConfigurationError: the prompt lacks ``agent_scratchpad``.
+    """
+
+    def schemas() -> list[dict[str, Any]]:
+        return [convert_to_openai_tool(t, strict=strict) for t in tools]
+
+    return _assemble(
+        llm=llm,
+        prompt=prompt,
+        required={"agent_scratchpad"},
+        llm_step=lambda: llm.bind(tools=schemas()),
+        final_llm=lambda: llm.bind(tools=schemas(), tool_choice="none"),
+        format_scratchpad=format_to_openai_tool_messages,
+        output_parser=OpenAIToolsAgentOutputParser(),
+        final_instruction=TOOL_CALLING_FINAL_ANSWER,
+    )
+
+
+def create_react_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    output_parser: BaseOutputParser[SingleDecision] | None = None,
+    tools_renderer: ToolsRenderer = render_text_description,
+    *,
+    stop_sequence: bool | list[str] = True,
+) -> AgentRunnable[SingleDecision]:
+    """A ReAct agent: Thought / Action / Action Input text, one tool call per step.
+
+    Args:
+        llm: the model.
+        tools: the tools, described to the model as text.
+        prompt: a prompt with ``tools``, ``tool_names`` and ``agent_scratchpad`` (a string);
+            ``tools`` and ``tool_names`` are filled in here.
+        output_parser: reads the reply; `ReActSingleInputOutputParser` by default.
+        tools_renderer: tools → the ``tools`` text.
+        stop_sequence: True stops the model at ``"\\nObservation"``, a list at those
+            sequences, False not at all.
+
+    Raises:
+        AgentConfigurationError: the prompt lacks a required variable.
+    """
+    return _assemble(
+        llm=llm,
+        prompt=prompt,
+        required={"tools", "tool_names", "agent_scratchpad"},
+        llm_step=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
+        final_llm=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
+        format_scratchpad=format_log_to_str,
+        output_parser=output_parser or ReActSingleInputOutputParser(),
+        final_instruction=REACT_FINAL_ANSWER,
+        tools=tools,
+        tools_renderer=tools_renderer,
+    )
+
+
+def create_structured_chat_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: ChatPromptTemplate,
+    tools_renderer: ToolsRenderer = render_with_args,
+    *,
+    stop_sequence: bool | list[str] = True,
+) -> AgentRunnable[SingleDecision]:
+    """An agent that picks one tool per step with a JSON blob (multi-argument tools work).
+
+    Args:
+        llm: the model.
+        tools: the tools, described to the model with their arguments.
+        prompt: a chat prompt with ``tools``, ``tool_names`` and ``agent_scratchpad`` (a
+            string); ``tools`` and ``tool_names`` are filled in here.
+        tools_renderer: tools → the ``tools`` text.
+        stop_sequence: True stops the model at ``"\\nObservation"``, a list at those
+            sequences, False not at all.
+
+    Raises:
+        AgentConfigurationError: the prompt lacks a required variable.
+    """
+    return _assemble(
+        llm=llm,
+        prompt=prompt,
+        required={"tools", "tool_names", "agent_scratchpad"},
+        llm_step=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
+        final_llm=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
+        format_scratchpad=format_log_to_str,
+        output_parser=JSONAgentOutputParser(),
+        final_instruction=STRUCTURED_CHAT_FINAL_ANSWER,
+        tools=tools,
+        tools_renderer=tools_renderer,
+    )
+
+
+def create_xml_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    tools_renderer: ToolsRenderer = render_text_description,
+    *,
+    stop_sequence: bool | list[str] = True,
+) -> AgentRunnable[SingleDecision]:
+    """An agent that calls tools with ``<tool>``/``<tool_input>`` tags and answers in
+    ``<final_answer>``.
+
+    Args:
+        llm: the model.
+        tools: the tools, described to the model as text.
+        prompt: a prompt with ``tools`` and ``agent_scratchpad`` (a string); ``tools`` is
+            filled in here.
+        tools_renderer: tools → the ``tools`` text.
+        stop_sequence: True stops the model at ``"</tool_input>"``, a list at those
+            sequences, False not at all.
+
+    Raises:
+        AgentConfigurationError: the prompt lacks a required variable.
+    """
+    return _assemble(
+        llm=llm,
+        prompt=prompt,
+        required={"tools", "agent_scratchpad"},
+        llm_step=lambda: _with_stop(llm, stop_sequence, "</tool_input>"),
+        final_llm=lambda: _with_stop(llm, stop_sequence, "</tool_input>"),
+        format_scratchpad=format_xml,
+        output_parser=XMLAgentOutputParser(),
+        final_instruction=XML_FINAL_ANSWER,
+        tools=tools,
+        tools_renderer=tools_renderer,
+    )

@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
 
 from pydantic import BaseModel, ValidationError
 
-from leanchain.callbacks import manager as _callbacks
 from leanchain.callbacks.manager import Callbacks, RunManager
 from leanchain.errors import ToolException
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
-from leanchain.runnables.config import RunnableConfig, _current, ensure_config, merge_configs
+from leanchain.runnables.config import RunnableConfig, _current
 from leanchain.tools._output import (
     ErrorHandler,
     check_handler,
@@ -25,6 +24,12 @@ from leanchain.tools._output import (
     handle_tool_error,
     handle_validation_error,
     split_artifact,
+)
+from leanchain.tools._runs import (
+    astart_tool_run,
+    call_config,
+    start_tool_run,
+    with_tool_settings,
 )
 from leanchain.tools._schema import FunctionInfo, create_schema_from_function, inspect_function
 from leanchain.tools._validation import ToolInputValidationError, validate_args
@@ -54,49 +59,8 @@ def single_input_parameters() -> dict[str, Any]:
     }
 
 
-def _start_tool_run(
-    config: RunnableConfig, tool: BaseTool, tool_input: Any, tool_call_id: str | None
-) -> tuple[RunManager, str, tuple[Any, ...], dict[str, Any]] | None:
-    """The tool run and its ``on_tool_start`` event, not yet sent.
-
-    ``on_tool_start`` takes ``inputs=`` as a keyword, which `start_run` cannot pass on while
-    its own positional parameter is called ``inputs``; until that parameter is positional-only
-    the event is built here from the same parts `start_run` uses.
-    """
-    extra = {
-        "inputs": None if isinstance(tool_input, str) else tool_input,
-        "tool_call_id": tool_call_id,
-    }
-    prepared = _callbacks._prepare(config, "tool", tool.name, extra)
-    if prepared is None:
-        return None
-    run, event, kwargs = prepared
-    text = tool_input if isinstance(tool_input, str) else str(tool_input)
-    return run, event, ({"name": run.name, "description": tool.description}, text), kwargs
-
-
-def start_tool_run(
-    config: RunnableConfig, tool: BaseTool, tool_input: Any, tool_call_id: str | None
-) -> RunManager | None:
-    """Start a tool run and send ``on_tool_start``; ``None`` when nobody listens."""
-    start = _start_tool_run(config, tool, tool_input, tool_call_id)
-    if start is None:
-        return None
-    run, event, args, kwargs = start
-    _callbacks._dispatch(run.handlers, event, args, kwargs)
-    return run
-
-
-async def astart_tool_run(
-    config: RunnableConfig, tool: BaseTool, tool_input: Any, tool_call_id: str | None
-) -> RunManager | None:
-    """Async twin of `start_tool_run`."""
-    start = _start_tool_run(config, tool, tool_input, tool_call_id)
-    if start is None:
-        return None
-    run, event, args, kwargs = start
-    await _callbacks._adispatch(run.handlers, event, args, kwargs)
-    return run
+def _overrides_run(cls: type[BaseTool]) -> bool:
+    return cls._run is not BaseTool._run or cls._arun is not BaseTool._arun
 
 
 def _is_tool_call(value: Any) -> bool:
@@ -216,8 +180,9 @@ class BaseTool(Runnable[ToolInput, Any]):
 
     def _schema(self) -> ArgsSchema | None:
         """The schema arguments are checked against (inferred from `_run` on a subclass)."""
-        if self.args_schema is None and type(self)._run is not BaseTool._run:
-            model, names = create_schema_from_function(self.name, self._run)
+        if self.args_schema is None and _overrides_run(type(self)):
+            method = self._run if type(self)._run is not BaseTool._run else self._arun
+            model, names = create_schema_from_function(self.name, method)
             self._arg_names = (model, names)
             self.args_schema = model
         return self.args_schema
@@ -343,17 +308,7 @@ class BaseTool(Runnable[ToolInput, Any]):
     # -- one run, written once --------------------------------------------------------------
 
     def _run_config(self, config: RunnableConfig | None) -> RunnableConfig:
-        config = ensure_config(config)
-        if self.tags or self.metadata or self.callbacks:
-            own: RunnableConfig = {}
-            if self.tags:
-                own["tags"] = self.tags
-            if self.metadata:
-                own["metadata"] = self.metadata
-            if self.callbacks:
-                own["callbacks"] = self.callbacks
-            config = merge_configs(config, own)
-        return config
+        return with_tool_settings(config, self.tags, self.metadata, self.callbacks)
 
     def _outcome(self, exc: Exception) -> Any:
         """The observation for a handled error; re-raises an error that is not handled."""
@@ -451,7 +406,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         """
         return self._execute(
             tool_input,
-            _call_config(config, callbacks, tags, metadata, run_name, run_id),
+            call_config(config, callbacks, tags, metadata, run_name, run_id),
             tool_call_id,
         )
 
@@ -470,28 +425,6 @@ class BaseTool(Runnable[ToolInput, Any]):
         """Async `run`."""
         return await self._aexecute(
             tool_input,
-            _call_config(config, callbacks, tags, metadata, run_name, run_id),
+            call_config(config, callbacks, tags, metadata, run_name, run_id),
             tool_call_id,
         )
-
-
-def _call_config(
-    config: RunnableConfig | None,
-    callbacks: Callbacks,
-    tags: list[str] | None,
-    metadata: dict[str, Any] | None,
-    run_name: str | None,
-    run_id: Any,
-) -> RunnableConfig:
-    extra: RunnableConfig = {}
-    if callbacks:
-        extra["callbacks"] = callbacks
-    if tags:
-        extra["tags"] = tags
-    if metadata:
-        extra["metadata"] = metadata
-    if run_name is not None:
-        extra["run_name"] = run_name
-    if run_id is not None:
-        extra["run_id"] = run_id
-    return merge_configs(config, extra) if extra else ensure_config(config)

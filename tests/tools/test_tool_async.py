@@ -90,7 +90,7 @@ async def test_concurrent_calls_overlap() -> None:
     results = await asyncio.wait_for(
         asyncio.gather(t.ainvoke({"n": 0}), t.ainvoke({"n": 1})), timeout=5
     )
-    assert results == [0, 1]
+    assert list(results) == [0, 1]
 
 
 async def test_abatch() -> None:

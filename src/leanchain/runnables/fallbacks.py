@@ -72,30 +72,36 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
                 f"However found a type of {type(input)} for input"
             )
 
-    def _invoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> Output:
+    def _invoke(
+        self, input: Any, config: RunnableConfig, run: RunManager | None, kwargs: dict[str, Any]
+    ) -> Output:
         self._check_input(input)
         errors: list[BaseException] = []
         for runnable in self.runnables:
             if errors and self.exception_key is not None:
                 input[self.exception_key] = errors[-1]
             try:
-                return runnable.invoke(input, config)
+                return runnable.invoke(input, config, **kwargs)
             except self.exceptions_to_handle as exc:
                 errors.append(exc)
         raise errors[0]
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """The first successful output."""
-        return self._call_with_config(self._invoke, input, config)
+        return self._call_with_config(
+            lambda x, cfg, run: self._invoke(x, cfg, run, kwargs), input, config
+        )
 
-    async def _ainvoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> Output:
+    async def _ainvoke(
+        self, input: Any, config: RunnableConfig, run: RunManager | None, kwargs: dict[str, Any]
+    ) -> Output:
         self._check_input(input)
         errors: list[BaseException] = []
         for runnable in self.runnables:
             if errors and self.exception_key is not None:
                 input[self.exception_key] = errors[-1]
             try:
-                return await runnable.ainvoke(input, config)
+                return await runnable.ainvoke(input, config, **kwargs)
             except self.exceptions_to_handle as exc:
                 errors.append(exc)
         raise errors[0]
@@ -104,7 +110,39 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
         """Async `invoke`."""
-        return await self._acall_with_config(self._ainvoke, input, config)
+        return await self._acall_with_config(
+            lambda x, cfg, run: self._ainvoke(x, cfg, run, kwargs), input, config
+        )
+
+    def _start_batch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None,
+    ) -> tuple[list[RunnableConfig], list[Any], list[int]]:
+        if self.exception_key is not None:
+            for item in inputs:
+                self._check_input(item)
+        return get_config_list(config, len(inputs)), [None] * len(inputs), list(range(len(inputs)))
+
+    def _sort_batch(
+        self,
+        inputs: Sequence[Input],
+        pending: list[int],
+        outs: list[Any],
+        results: list[Any],
+        return_exceptions: bool,
+    ) -> list[int]:
+        """Record a round's outputs; the indices to hand to the next fallback."""
+        still: list[int] = []
+        for i, out in zip(pending, outs, strict=True):
+            results[i] = out
+            if isinstance(out, self.exceptions_to_handle):
+                still.append(i)
+                if self.exception_key is not None:
+                    inputs[i][self.exception_key] = out  # type: ignore[index]
+            elif isinstance(out, BaseException) and not return_exceptions:
+                raise out
+        return still
 
     def batch(
         self,
@@ -114,34 +152,44 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Output]:
-        """Run the primary on all items, then each fallback on the items still failing."""
-        if self.exception_key is not None:
-            for item in inputs:
-                self._check_input(item)
-        configs = get_config_list(config, len(inputs))
-        results: list[Any] = [None] * len(inputs)
-        pending = list(range(len(inputs)))
+        """Run the primary on all items, then each fallback on the items still failing.
+
+        Unlike `invoke`, an item that fails everywhere keeps its *last* error.
+        """
+        configs, results, pending = self._start_batch(inputs, config)
         for runnable in self.runnables:
-            outs = runnable.batch(
-                [inputs[i] for i in pending], [configs[i] for i in pending], return_exceptions=True
-            )
-            still: list[int] = []
-            for i, out in zip(pending, outs, strict=True):
-                results[i] = out
-                if isinstance(out, self.exceptions_to_handle):
-                    still.append(i)
-                    if self.exception_key is not None:
-                        inputs[i][self.exception_key] = out  # type: ignore[index]
-                elif isinstance(out, BaseException) and not return_exceptions:
-                    raise out
-            pending = still
             if not pending:
                 break
-        if not return_exceptions:
-            for result in results:
-                if isinstance(result, BaseException):
-                    raise result
-        return results
+            outs = runnable.batch(
+                [inputs[i] for i in pending],
+                [configs[i] for i in pending],
+                return_exceptions=True,
+                **kwargs,
+            )
+            pending = self._sort_batch(inputs, pending, outs, results, return_exceptions)
+        return _finish(results, return_exceptions)
+
+    async def abatch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Output]:
+        """Async `batch`."""
+        configs, results, pending = self._start_batch(inputs, config)
+        for runnable in self.runnables:
+            if not pending:
+                break
+            outs = await runnable.abatch(
+                [inputs[i] for i in pending],
+                [configs[i] for i in pending],
+                return_exceptions=True,
+                **kwargs,
+            )
+            pending = self._sort_batch(inputs, pending, outs, results, return_exceptions)
+        return _finish(results, return_exceptions)
 
     def stream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -153,8 +201,8 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         for runnable in self.runnables:
             if errors and self.exception_key is not None:
                 input[self.exception_key] = errors[-1]  # type: ignore[index]
-            iterator = iter(runnable.stream(input, config, **kwargs))
             try:
+                iterator = iter(runnable.stream(input, config, **kwargs))
                 head = next(iterator)
             except StopIteration:
                 return
@@ -176,8 +224,8 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         for runnable in self.runnables:
             if errors and self.exception_key is not None:
                 input[self.exception_key] = errors[-1]  # type: ignore[index]
-            iterator = aiter(runnable.astream(input, config, **kwargs))
             try:
+                iterator = aiter(runnable.astream(input, config, **kwargs))
                 head = await anext(iterator)
             except StopAsyncIteration:
                 return
@@ -199,3 +247,11 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
     def OutputType(self) -> Any:
         """The primary's output type."""
         return self.runnable.OutputType
+
+
+def _finish(results: list[Any], return_exceptions: bool) -> list[Any]:
+    if not return_exceptions:
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+    return results

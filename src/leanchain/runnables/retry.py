@@ -78,11 +78,15 @@ class RunnableRetry(Runnable[Input, Output]):
             return config
         return run.child_config(config, f"retry:attempt:{attempt}" if attempt > 1 else None)
 
-    def _invoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> Output:
+    def _invoke(
+        self, input: Any, config: RunnableConfig, run: RunManager | None, kwargs: dict[str, Any]
+    ) -> Output:
         attempt = 1
         while True:
             try:
-                return self.bound.invoke(input, self._attempt_config(config, run, attempt))
+                return self.bound.invoke(
+                    input, self._attempt_config(config, run, attempt), **kwargs
+                )
             except Exception as exc:
                 if attempt >= self.max_attempt_number or not self._should_retry(exc):
                     raise
@@ -93,13 +97,19 @@ class RunnableRetry(Runnable[Input, Output]):
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Invoke `bound`, retrying on matching exceptions."""
-        return self._call_with_config(self._invoke, input, config)
+        return self._call_with_config(
+            lambda x, cfg, run: self._invoke(x, cfg, run, kwargs), input, config
+        )
 
-    async def _ainvoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> Output:
+    async def _ainvoke(
+        self, input: Any, config: RunnableConfig, run: RunManager | None, kwargs: dict[str, Any]
+    ) -> Output:
         attempt = 1
         while True:
             try:
-                return await self.bound.ainvoke(input, self._attempt_config(config, run, attempt))
+                return await self.bound.ainvoke(
+                    input, self._attempt_config(config, run, attempt), **kwargs
+                )
             except Exception as exc:
                 if attempt >= self.max_attempt_number or not self._should_retry(exc):
                     raise
@@ -112,7 +122,9 @@ class RunnableRetry(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
         """Async `invoke`."""
-        return await self._acall_with_config(self._ainvoke, input, config)
+        return await self._acall_with_config(
+            lambda x, cfg, run: self._ainvoke(x, cfg, run, kwargs), input, config
+        )
 
     def batch(
         self,
@@ -128,7 +140,10 @@ class RunnableRetry(Runnable[Input, Output]):
         pending = list(range(len(inputs)))
         for attempt in range(1, self.max_attempt_number + 1):
             outs = self.bound.batch(
-                [inputs[i] for i in pending], [configs[i] for i in pending], return_exceptions=True
+                [inputs[i] for i in pending],
+                [configs[i] for i in pending],
+                return_exceptions=True,
+                **kwargs,
             )
             retry: list[int] = []
             for i, out in zip(pending, outs, strict=True):
@@ -155,7 +170,10 @@ class RunnableRetry(Runnable[Input, Output]):
         pending = list(range(len(inputs)))
         for attempt in range(1, self.max_attempt_number + 1):
             outs = await self.bound.abatch(
-                [inputs[i] for i in pending], [configs[i] for i in pending], return_exceptions=True
+                [inputs[i] for i in pending],
+                [configs[i] for i in pending],
+                return_exceptions=True,
+                **kwargs,
             )
             retry: list[int] = []
             for i, out in zip(pending, outs, strict=True):

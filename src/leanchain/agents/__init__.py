@@ -4,6 +4,13 @@
 from __future__ import annotations
 
 from leanchain.agents.executor import AgentExecutor
+from leanchain.agents.factories import (
+    create_openai_tools_agent,
+    create_react_agent,
+    create_structured_chat_agent,
+    create_tool_calling_agent,
+    create_xml_agent,
+)
 from leanchain.agents.schema import (
     AgentAction,
     AgentActionMessageLog,
@@ -19,4 +26,9 @@ __all__ = [
     "AgentFinish",
     "AgentStep",
     "ToolAgentAction",
+    "create_openai_tools_agent",
+    "create_react_agent",
+    "create_structured_chat_agent",
+    "create_tool_calling_agent",
+    "create_xml_agent",
 ]

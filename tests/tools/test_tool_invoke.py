@@ -269,3 +269,12 @@ def test_tool_in_a_sequence() -> None:
 def test_is_single_input() -> None:
     assert shout.is_single_input is True
     assert add.is_single_input is False
+
+
+def test_input_schema_is_the_argument_model() -> None:
+    assert add.get_input_schema() is add.args_schema
+    assert add.get_input_jsonschema()["properties"] == {
+        "a": {"title": "A", "type": "integer"},
+        "b": {"title": "B", "type": "integer"},
+    }
+    assert Tool("t", lambda s: s, "T.").get_input_jsonschema()["anyOf"][0] == {"type": "string"}

@@ -8,12 +8,13 @@ a `ToolMessage` when the input was a tool call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
+from typing import Any, ClassVar, Literal, TypeAlias, cast
 
 from pydantic import BaseModel, ValidationError
 
 from leanchain.callbacks.manager import Callbacks, RunManager
 from leanchain.errors import ToolException
+from leanchain.messages import ToolCall
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, _current
@@ -34,15 +35,12 @@ from leanchain.tools._runs import (
 from leanchain.tools._schema import FunctionInfo, create_schema_from_function, inspect_function
 from leanchain.tools._validation import ToolInputValidationError, validate_args
 
-if TYPE_CHECKING:
-    from leanchain.messages import ToolCall
-
 __all__ = ["ArgsSchema", "BaseTool", "ResponseFormat", "ToolInput", "single_input_parameters"]
 
 ArgsSchema: TypeAlias = type[BaseModel] | dict[str, Any]
 """A pydantic model class (arguments are validated) or a JSON-schema dict (they are not)."""
 ResponseFormat: TypeAlias = Literal["content", "content_and_artifact"]
-ToolInput: TypeAlias = "str | dict[str, Any] | ToolCall"
+ToolInput: TypeAlias = str | dict[str, Any] | ToolCall
 
 _RESPONSE_FORMATS = ("content", "content_and_artifact")
 _JSON_SCHEMA_STRING_INPUT = (
@@ -195,6 +193,13 @@ class BaseTool(Runnable[ToolInput, Any]):
         names = tuple((field, field) for field in model.model_fields)
         self._arg_names = (model, names)
         return names
+
+    def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The argument model (for a JSON-schema dict or a single-input tool: the input type)."""
+        schema = self._schema()
+        if isinstance(schema, type):
+            return schema
+        return super().get_input_schema(config)
 
     @property
     def tool_call_schema(self) -> ArgsSchema:

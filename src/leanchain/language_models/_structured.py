@@ -147,8 +147,8 @@ def structured_output(
         )
     if type(model).bind_tools is BaseChatModel.bind_tools:
         raise NotImplementedError("with_structured_output is not implemented for this model.")
-    tool_name = convert_to_openai_tool(schema)["function"]["name"]
     validate, parser_name = _validator(schema)
+    tool_name = convert_to_openai_tool(schema)["function"]["name"]
     llm = model.bind_tools([schema], tool_choice="any")
     parser = ToolCallOutputParser(tool_name, validate, include_raw=include_raw, name=parser_name)
     return llm | parser

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tools_support import ToolRecorder
+
 from leanchain.callbacks import CallbackManager, RunManager
 from leanchain.runnables import RunnableConfig, RunnableLambda
 from leanchain.tools import BaseTool, StructuredTool, Tool, tool
@@ -81,8 +83,6 @@ def test_callbacks_and_run_manager_parameters() -> None:
 
 
 def test_callbacks_parameter_gets_a_child_manager_when_traced() -> None:
-    from tools_support import ToolRecorder
-
     seen: list[Any] = []
 
     def spy(q: str, callbacks: Any, run_manager: RunManager | None) -> str:
@@ -136,3 +136,26 @@ async def test_sync_tool_under_ainvoke_sees_the_config() -> None:
         return config.get("tags"), inner.invoke(x)
 
     assert await sy.ainvoke({"x": 1}, {"tags": ["s"]}) == (["s"], ["s"])
+
+
+def test_a_typed_config_argument_is_an_ordinary_argument() -> None:
+    @tool
+    def deploy(config: str) -> str:
+        """Deploy a named configuration."""
+        return f"deployed {config}"
+
+    assert deploy.args == {"config": {"title": "Config", "type": "string"}}
+    assert deploy.invoke({"config": "prod"}, {"tags": ["x"]}) == "deployed prod"
+
+
+def test_optional_runnable_config_and_untyped_config_are_injected() -> None:
+    def optional(q: str, config: RunnableConfig | None = None) -> Any:
+        return config is not None and config.get("tags")
+
+    def untyped(q: str, config=None) -> Any:  # type: ignore[no-untyped-def]
+        return config is not None and config.get("tags")
+
+    for func in (optional, untyped):
+        t = StructuredTool.from_function(func, description="Cfg.")
+        assert list(t.args) == ["q"]
+        assert t.invoke({"q": "a"}, {"tags": ["y"]}) == ["y"]

@@ -57,9 +57,20 @@ def _parameters(func: Callable[..., Any]) -> list[inspect.Parameter]:
     return params
 
 
+def _is_config_type(hint: Any) -> bool:
+    return hint is RunnableConfig or RunnableConfig in typing.get_args(hint)
+
+
 def _config_param(params: list[inspect.Parameter], hints: dict[str, Any]) -> str | None:
+    """The parameter that receives the run's config.
+
+    One typed `RunnableConfig` (or ``RunnableConfig | None``), whatever its name, or one
+    called ``config`` with no type or ``Any``. A ``config: str`` stays an argument the model
+    fills in.
+    """
     for param in params:
-        if param.name == "config" or hints.get(param.name) is RunnableConfig:
+        hint = hints.get(param.name, Any)
+        if _is_config_type(hint) or (param.name == "config" and hint is Any):
             return param.name
     return None
 
@@ -71,12 +82,10 @@ def inspect_function(func: Callable[..., Any]) -> FunctionInfo:
     except (TypeError, ValueError):
         return FunctionInfo(None, wants_callbacks=False, wants_run_manager=False)
     names = {p.name for p in params}
-    hints: dict[str, Any] = {}
-    if "config" not in names:
-        try:
-            hints = _type_hints(func)
-        except TypeError:
-            hints = {}
+    try:
+        hints = _type_hints(func)
+    except TypeError:  # unresolvable hints: a parameter called config is taken as the config
+        hints = {}
     return FunctionInfo(
         config_param=_config_param(params, hints),
         wants_callbacks="callbacks" in names,

@@ -9,11 +9,11 @@ agent tests should use.
 from __future__ import annotations
 
 from ._base import BaseChatModel, LanguageModelInput, ToolChoice
+from ._chunking import Chunking
 from ._fakes import FakeListChatModel, FakeListChatModelError, GenericFakeChatModel
 from ._results import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
 from ._scripted import (
     ChatRequest,
-    Chunking,
     FunctionChatModel,
     Reply,
     ScriptedChatModel,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
@@ -22,15 +21,21 @@ from leanchain.messages import (
     HumanMessage,
     MessageLikeRepresentation,
     convert_to_messages,
-    message_chunk_to_message,
-    tool_call_chunk,
 )
 from leanchain.prompts import PromptValue
 from leanchain.runnables._executor import get_executor, run_in_executor
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config
 
-from ._results import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
+from ._results import ChatGenerationChunk, ChatResult, LLMResult
+from ._streaming import (
+    aemitting,
+    as_chunk,
+    emitting,
+    merge_chunks,
+    reply_of,
+    result_from_chunks,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -259,12 +264,12 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         config = ensure_config(config)
         messages = self._convert_input(input)
         if not config.get("callbacks"):
-            return _reply(self._generate(messages, stop=stop, **kwargs))
+            return reply_of(self._generate(messages, stop=stop, **kwargs))
         run = start_run(
             config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
         )
         if run is None:
-            return _reply(self._generate(messages, stop=stop, **kwargs))
+            return reply_of(self._generate(messages, stop=stop, **kwargs))
         try:
             if self._streams_for(run, kwargs):
                 result = self._generate_from_stream(messages, stop, run, kwargs)
@@ -274,7 +279,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             run.on_error(exc)
             raise
         run.on_end(LLMResult(generations=[result.generations], llm_output=result.llm_output))
-        return _reply(result)
+        return reply_of(result)
 
     async def ainvoke(
         self,
@@ -288,12 +293,12 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         config = ensure_config(config)
         messages = self._convert_input(input)
         if not config.get("callbacks"):
-            return _reply(await self._agenerate(messages, stop=stop, **kwargs))
+            return reply_of(await self._agenerate(messages, stop=stop, **kwargs))
         run = await astart_run(
             config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
         )
         if run is None:
-            return _reply(await self._agenerate(messages, stop=stop, **kwargs))
+            return reply_of(await self._agenerate(messages, stop=stop, **kwargs))
         try:
             if self._streams_for(run, kwargs):
                 result = await self._agenerate_from_stream(messages, stop, run, kwargs)
@@ -303,7 +308,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             await run.aon_error(exc)
             raise
         await run.aon_end(LLMResult(generations=[result.generations], llm_output=result.llm_output))
-        return _reply(result)
+        return reply_of(result)
 
     def _generate_from_stream(
         self,
@@ -312,8 +317,8 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run: RunManager,
         kwargs: dict[str, Any],
     ) -> ChatResult:
-        chunks = list(self._emitting(self._stream(messages, stop, run, **kwargs), run))
-        return _result_from_chunks(chunks)
+        chunks = list(emitting(self._stream(messages, stop, run, **kwargs), run))
+        return result_from_chunks(chunks)
 
     async def _agenerate_from_stream(
         self,
@@ -323,44 +328,9 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         kwargs: dict[str, Any],
     ) -> ChatResult:
         chunks = [
-            chunk
-            async for chunk in self._aemitting(self._astream(messages, stop, run, **kwargs), run)
+            chunk async for chunk in aemitting(self._astream(messages, stop, run, **kwargs), run)
         ]
-        return _result_from_chunks(chunks)
-
-    @staticmethod
-    def _emitting(
-        chunks: Iterator[ChatGenerationChunk], run: RunManager | None
-    ) -> Iterator[ChatGenerationChunk]:
-        """`chunks`, telling `run` about each one, ending with a chunk marked last."""
-        last: ChatGenerationChunk | None = None
-        for chunk in chunks:
-            if run is not None:
-                run.emit("on_llm_new_token", _token(chunk.message), chunk=chunk)
-            last = chunk
-            yield chunk
-        if last is None or last.message.chunk_position != "last":
-            tail = _tail(last)
-            if run is not None:
-                run.emit("on_llm_new_token", "", chunk=tail)
-            yield tail
-
-    @staticmethod
-    async def _aemitting(
-        chunks: AsyncIterator[ChatGenerationChunk], run: RunManager | None
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        """Async `_emitting`."""
-        last: ChatGenerationChunk | None = None
-        async for chunk in chunks:
-            if run is not None:
-                await run.aemit("on_llm_new_token", _token(chunk.message), chunk=chunk)
-            last = chunk
-            yield chunk
-        if last is None or last.message.chunk_position != "last":
-            tail = _tail(last)
-            if run is not None:
-                await run.aemit("on_llm_new_token", "", chunk=tail)
-            yield tail
+        return result_from_chunks(chunks)
 
     def stream(
         self,
@@ -376,7 +346,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         chunk. The chunks add up (``+``) to the reply.
         """
         if not self._can_stream(kwargs) or type(self)._stream is BaseChatModel._stream:
-            yield _as_chunk(self.invoke(input, config, stop=stop, **kwargs))
+            yield as_chunk(self.invoke(input, config, stop=stop, **kwargs))
             return
         config = ensure_config(config)
         messages = self._convert_input(input)
@@ -386,18 +356,18 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
                 config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
             )
         if run is None:
-            for chunk in self._emitting(self._stream(messages, stop, None, **kwargs), None):
+            for chunk in emitting(self._stream(messages, stop, None, **kwargs), None):
                 yield chunk.message
             return
         seen: list[ChatGenerationChunk] = []
         try:
-            for chunk in self._emitting(self._stream(messages, stop, run, **kwargs), run):
+            for chunk in emitting(self._stream(messages, stop, run, **kwargs), run):
                 seen.append(chunk)
                 yield chunk.message
         except BaseException as exc:
             run.on_error(exc)
             raise
-        run.on_end(LLMResult(generations=[[_merge(seen)]]))
+        run.on_end(LLMResult(generations=[[merge_chunks(seen)]]))
 
     async def astream(
         self,
@@ -409,7 +379,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     ) -> AsyncIterator[AIMessageChunk]:
         """Async `stream`: `_astream`, which iterates `_stream` in a thread unless overridden."""
         if not self._can_stream(kwargs):
-            yield _as_chunk(await self.ainvoke(input, config, stop=stop, **kwargs))
+            yield as_chunk(await self.ainvoke(input, config, stop=stop, **kwargs))
             return
         config = ensure_config(config)
         messages = self._convert_input(input)
@@ -419,72 +389,15 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
                 config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
             )
         if run is None:
-            async for chunk in self._aemitting(self._astream(messages, stop, None, **kwargs), None):
+            async for chunk in aemitting(self._astream(messages, stop, None, **kwargs), None):
                 yield chunk.message
             return
         seen: list[ChatGenerationChunk] = []
         try:
-            async for chunk in self._aemitting(self._astream(messages, stop, run, **kwargs), run):
+            async for chunk in aemitting(self._astream(messages, stop, run, **kwargs), run):
                 seen.append(chunk)
                 yield chunk.message
         except BaseException as exc:
             await run.aon_error(exc)
             raise
-        await run.aon_end(LLMResult(generations=[[_merge(seen)]]))
-
-
-def _reply(result: ChatResult) -> AIMessage:
-    message = result.generations[0].message
-    if isinstance(message, AIMessageChunk):
-        return cast(AIMessage, message_chunk_to_message(message))
-    return cast(AIMessage, message)
-
-
-def _token(message: AIMessageChunk) -> str:
-    content = message.content
-    return content if isinstance(content, str) else message.text
-
-
-def _tail(last: ChatGenerationChunk | None) -> ChatGenerationChunk:
-    """The empty chunk that closes a stream whose last chunk was not marked."""
-    empty: Any = "" if last is None or isinstance(last.message.content, str) else []
-    return ChatGenerationChunk(message=AIMessageChunk(content=empty, chunk_position="last"))
-
-
-def _merge(chunks: list[ChatGenerationChunk]) -> ChatGenerationChunk:
-    return chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]
-
-
-def _result_from_chunks(chunks: list[ChatGenerationChunk]) -> ChatResult:
-    merged = _merge(chunks)
-    message = message_chunk_to_message(merged.message)
-    return ChatResult(
-        generations=[ChatGeneration(message=message, generation_info=merged.generation_info)]
-    )
-
-
-def _as_chunk(message: AIMessage) -> AIMessageChunk:
-    """A whole reply as one chunk (for models that cannot stream)."""
-    if isinstance(message, AIMessageChunk):
-        if message.chunk_position == "last":
-            return message
-        return message.model_copy(update={"chunk_position": "last"})
-    chunks = [
-        tool_call_chunk(name=call["name"], args=json.dumps(call["args"]), id=call["id"], index=i)
-        for i, call in enumerate(message.tool_calls)
-    ]
-    offset = len(chunks)
-    chunks += [
-        tool_call_chunk(name=bad["name"], args=bad["args"], id=bad["id"], index=offset + i)
-        for i, bad in enumerate(message.invalid_tool_calls)
-    ]
-    return AIMessageChunk(
-        content=message.content,
-        additional_kwargs=message.additional_kwargs,
-        response_metadata=message.response_metadata,
-        name=message.name,
-        id=message.id,
-        tool_call_chunks=chunks,
-        usage_metadata=message.usage_metadata,
-        chunk_position="last",
-    )
+        await run.aon_end(LLMResult(generations=[[merge_chunks(seen)]]))

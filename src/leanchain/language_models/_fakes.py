@@ -7,8 +7,6 @@ They answer from a fixed list or an iterator, for tests and examples. For agent 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
@@ -16,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager
 from leanchain.errors import LeanchainError, ScriptExhaustedError
-from leanchain.messages import AIMessage, AIMessageChunk, BaseMessage, tool_call_chunk
+from leanchain.messages import AIMessage, AIMessageChunk, BaseMessage
 from leanchain.runnables.config import RunnableConfig, get_config_list
 
 from ._base import BaseChatModel, LanguageModelInput, ToolChoice
+from ._chunking import split_words, stream_chunks
 from ._results import ChatGeneration, ChatGenerationChunk, ChatResult
 
 if TYPE_CHECKING:
@@ -31,23 +30,7 @@ __all__ = [
     "FakeListChatModelError",
     "GenericFakeChatModel",
     "SequentialBatchMixin",
-    "split_words",
 ]
-
-_WHITESPACE = re.compile(r"(\s)")
-
-
-def split_words(text: str) -> list[str]:
-    """Split at every whitespace character, each one its own piece: ``"a b"`` → a, " ", b."""
-    return [piece for piece in _WHITESPACE.split(text) if piece]
-
-
-def mark_last(chunks: list[AIMessageChunk]) -> list[AIMessageChunk]:
-    """`chunks` with the final one marked ``chunk_position="last"`` (one empty if none)."""
-    if not chunks:
-        return [AIMessageChunk(content="", chunk_position="last")]
-    chunks[-1] = chunks[-1].model_copy(update={"chunk_position": "last"})
-    return chunks
 
 
 class FakeListChatModelError(LeanchainError):
@@ -283,81 +266,3 @@ class GenericFakeChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         for chunk in stream_chunks(self._next(), split_words, with_kwargs=True):
             yield ChatGenerationChunk(message=chunk)
-
-
-def stream_chunks(
-    message: AIMessage,
-    split: Any,
-    *,
-    with_kwargs: bool = False,
-) -> list[AIMessageChunk]:
-    """The chunks a fake streams for `message`; they add up to it.
-
-    Args:
-        message: the whole reply.
-        split: ``str -> list[str]``, how text (and tool-call arguments) is cut into pieces.
-        with_kwargs: also stream ``additional_kwargs``, one key per chunk.
-    """
-    mid = message.id
-    chunks: list[AIMessageChunk] = []
-    content = message.content
-    if isinstance(content, str):
-        chunks += [AIMessageChunk(content=piece, id=mid) for piece in split(content)]
-    elif content:
-        chunks.append(AIMessageChunk(content=content, id=mid))
-    calls, bad_calls = message.tool_calls, message.invalid_tool_calls
-    if with_kwargs:
-        chunks += _kwargs_chunks(message, mid)
-        if "tool_calls" in message.additional_kwargs:
-            calls, bad_calls = [], []  # the raw calls streamed above carry them already
-    for index, call in enumerate(calls):
-        pieces = split(json.dumps(call["args"])) or [""]
-        chunks.append(
-            AIMessageChunk(
-                content="",
-                id=mid,
-                tool_call_chunks=[
-                    tool_call_chunk(name=call["name"], args=pieces[0], id=call["id"], index=index)
-                ],
-            )
-        )
-        chunks += [
-            AIMessageChunk(
-                content="",
-                id=mid,
-                tool_call_chunks=[tool_call_chunk(name=None, args=piece, id=None, index=index)],
-            )
-            for piece in pieces[1:]
-        ]
-    for index, bad in enumerate(bad_calls, start=len(calls)):
-        piece = tool_call_chunk(name=bad["name"], args=bad["args"], id=bad["id"], index=index)
-        chunks.append(AIMessageChunk(content="", id=mid, tool_call_chunks=[piece]))
-    chunks = mark_last(chunks)
-    if message.response_metadata or message.usage_metadata or message.name or mid:
-        chunks[-1] = chunks[-1].model_copy(
-            update={
-                "response_metadata": message.response_metadata,
-                "usage_metadata": message.usage_metadata,
-                "name": message.name,
-                "id": mid,
-            }
-        )
-    return chunks
-
-
-def _kwargs_chunks(message: AIMessage, mid: str | None) -> list[AIMessageChunk]:
-    chunks: list[AIMessageChunk] = []
-    for key, value in message.additional_kwargs.items():
-        if key == "function_call" and isinstance(value, dict):
-            for fkey, fvalue in value.items():
-                pieces = re.split(r"(,)", fvalue) if isinstance(fvalue, str) else [fvalue]
-                chunks += [
-                    AIMessageChunk(
-                        content="", id=mid, additional_kwargs={"function_call": {fkey: piece}}
-                    )
-                    for piece in pieces
-                    if piece != ""
-                ]
-        else:
-            chunks.append(AIMessageChunk(content="", id=mid, additional_kwargs={key: value}))
-    return chunks

@@ -24,7 +24,7 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from leanchain.callbacks.manager import RunManager
 from leanchain.errors import ScriptExhaustedError
@@ -32,7 +32,8 @@ from leanchain.messages import AIMessage, BaseMessage, ToolCall, UsageMetadata, 
 from leanchain.runnables._executor import run_in_executor
 
 from ._base import BaseChatModel, LanguageModelInput, ToolChoice
-from ._fakes import SequentialBatchMixin, split_words, stream_chunks
+from ._chunking import Chunking, splitter, stream_chunks
+from ._fakes import SequentialBatchMixin
 from ._results import ChatGeneration, ChatGenerationChunk, ChatResult
 
 if TYPE_CHECKING:
@@ -41,16 +42,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChatRequest",
-    "Chunking",
     "FunctionChatModel",
     "Reply",
     "ScriptItem",
     "ScriptedChatModel",
 ]
-
-Chunking: TypeAlias = Literal["words", "chars"] | int | Callable[[str], list[str]]
-"""How a streamed reply is cut: at whitespace (each whitespace character its own piece),
-per character, in pieces of n characters, or by a function whose pieces join back to the text."""
 
 Reply: TypeAlias = str | AIMessage | Mapping[str, Any]
 """A reply: its text, a whole `AIMessage` (tool calls included), or `AIMessage` fields."""
@@ -82,32 +78,6 @@ class ChatRequest:
             function = tool.get("function")
             names.append(str(function["name"] if isinstance(function, Mapping) else tool["name"]))
         return names
-
-
-def _splitter(chunking: Chunking) -> Callable[[str], list[str]]:
-    if chunking == "words":
-        return split_words
-    if chunking == "chars":
-        return list
-    if isinstance(chunking, int) and not isinstance(chunking, bool) and chunking > 0:
-        size = chunking
-        return lambda text: [text[i : i + size] for i in range(0, len(text), size)]
-    if callable(chunking):
-        func = chunking
-
-        def checked(text: str) -> list[str]:
-            pieces = list(func(text))
-            if "".join(pieces) != text:
-                raise ValueError(
-                    f"chunking function's pieces {pieces!r} do not join back to {text!r}"
-                )
-            return [piece for piece in pieces if piece]
-
-        return checked
-    raise ValueError(
-        "chunking must be 'words', 'chars', a positive int or a function of the text, "
-        f"got {chunking!r}"
-    )
 
 
 def _truncate(text: str, stop: Sequence[str]) -> str:
@@ -154,7 +124,7 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
-        self._split = _splitter(chunking)
+        self._split = splitter(chunking)
         self.chunk_delay = chunk_delay
         self.delay = delay
         self.requests: list[ChatRequest] = []

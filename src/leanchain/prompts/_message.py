@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, Self, TypeVar
 
 from leanchain.messages import (
     AIMessage,
@@ -164,8 +164,6 @@ class BaseStringMessagePromptTemplate(BaseMessagePromptTemplate):
 
     __slots__ = ("additional_kwargs", "prompt")
 
-    _role: ClassVar[str] = ""
-
     def __init__(
         self,
         prompt: PromptTemplate | BlocksTemplate,
@@ -185,7 +183,7 @@ class BaseStringMessagePromptTemplate(BaseMessagePromptTemplate):
         template_format: str = "f-string",
         partial_variables: Mapping[str, Any] | None = None,
         **kwargs: Any,
-    ) -> BaseStringMessagePromptTemplate:
+    ) -> Self:
         """A message template from a text template or a list of content-block templates."""
         prompt: PromptTemplate | BlocksTemplate
         if isinstance(template, str):

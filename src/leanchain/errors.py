@@ -5,6 +5,8 @@ The tree (builtin bases in brackets, where the meaning matches)::
     LeanchainError
     ├── OutputParserException [ValueError]   model output that a parser cannot read
     ├── ToolException                        a tool's own, expected failure: becomes an observation
+    ├── ToolInputValidationError [ValueError]  arguments that do not match a tool's schema
+    │                                          (defined in leanchain.tools: it wraps pydantic's error)
     ├── PromptError
     │   ├── TemplateValidationError [ValueError]   a template field that is not a plain name
     │   └── MissingPromptVariablesError [KeyError] a variable not supplied at format time
@@ -54,7 +56,7 @@ class LeanchainError(Exception):
     """The root of every exception leanchain raises on purpose."""
 
 
-class OutputParserException(LeanchainError, ValueError):  # noqa: N818 - LangChain's name
+class OutputParserException(LeanchainError, ValueError):
     """Model output that a parser could not turn into the expected value.
 
     Args:
@@ -82,7 +84,7 @@ class OutputParserException(LeanchainError, ValueError):  # noqa: N818 - LangCha
         self.send_to_llm = send_to_llm
 
 
-class ToolException(LeanchainError):  # noqa: N818 - LangChain's name
+class ToolException(LeanchainError):
     """A tool's expected failure; with ``handle_tool_error`` it becomes the observation."""
 
 

@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 
 __all__ = ["JsonOutputParser", "json_format_instructions", "parse_json_output"]
 
-_NOTHING_YET = object()
-
 _INSTRUCTIONS = (
     "Reply with a single JSON value that conforms to the JSON schema below, and nothing "
     "else: no comments, no explanation. You may wrap it in a ```json code fence.\n\n"

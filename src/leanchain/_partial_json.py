@@ -1,0 +1,403 @@
+"""Read JSON that may be cut off anywhere: the value a stream of JSON text holds so far.
+
+``parse_partial_json`` closes whatever the text left open (strings, arrays, objects) and drops
+what cannot be completed yet (a key without its value, a trailing comma, a half-written
+``true``), in one left-to-right pass with no backtracking: the text is scanned once for its
+brackets and strings, closed up once, and handed once to :func:`json.loads`.
+
+Semantics (LangChain's ``parse_partial_json`` where it is sound, stricter where it is not):
+
+- A complete JSON text gives exactly what ``json.loads(text, strict=False)`` gives.
+- A prefix of a JSON text gives the value it holds so far: ``'{"a": 1, "b": "unfin'`` gives
+  ``{"a": 1, "b": "unfin"}``, ``'[1, 2.'`` gives ``[1, 2]``, ``'{"a": tr'`` gives ``{}``.
+  Numbers are kept as far as they are valid (``12`` may still become ``123``); a string cut
+  inside an escape keeps its text before the escape, and a string cut right after the first
+  half of a surrogate pair drops that half until the second arrives.
+- Anything else raises :class:`json.JSONDecodeError` (a :class:`ValueError`): text that no
+  continuation can make valid (``'[1 2'``, ``'{"a",'``, ``'[}'``), and text that holds no value
+  yet (``''``, whitespace, a lone ``-`` or ``t``). leanchain never answers ``None`` for "not
+  JSON" (LangChain does, for mismatched brackets), and never raises anything else, nesting
+  beyond :data:`MAX_DEPTH` levels included.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, Final, TypeAlias
+
+__all__ = ["MAX_DEPTH", "JsonPrefixScan", "parse_json_markdown", "parse_partial_json"]
+
+MAX_DEPTH: Final = 1000
+"""Deepest nesting accepted: deeper text raises ``JSONDecodeError`` rather than recursing."""
+
+_WS: Final = " \t\n\r"
+_FRAGMENT_CHARS: Final = "0123456789+-.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
+_LITERAL_PREFIXES: Final = frozenset({"t", "tr", "tru", "f", "fa", "fal", "fals", "n", "nu", "nul"})
+_OPENERS_AND_SEPARATORS: Final = "[{,:"
+_NEXT_TOKEN: Final = re.compile(r'["\[\]{}]')
+_STRING_BODY: Final = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*')
+_NUMBER_PREFIX: Final = re.compile(
+    r"-|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+(?:[eE][+-]?[0-9]*)?|\.|[eE][+-]?[0-9]*)?"
+)
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_MARKDOWN_FENCE: Final = re.compile(r"```(?:json)?(.*?)(?:```|\Z)", re.DOTALL)
+_MARKDOWN_STRIP: Final = " \n\r\t`"
+
+# The open containers, innermost first, as a linked list of (closer, opener position, position
+# of the last comma directly inside it or -1, outer): pushing, popping and moving the comma
+# never copy, so a scan can be resumed and shared.
+_Stack: TypeAlias = "tuple[str, int, int, _Stack] | None"
+_OPENER: Final = {"]": "[", "}": "{"}
+_KEY_COLON: Final = re.compile(r'[ \t\n\r]*("[^"\\]*(?:\\[\s\S][^"\\]*)*")[ \t\n\r]*:[ \t\n\r]*')
+
+
+class JsonPrefixScan:
+    """Where a left-to-right scan of a JSON prefix stopped; resumable and safe to share.
+
+    Streaming callers keep the scan of the text so far and resume it when more text arrives,
+    so a text fed in many pieces is scanned once overall, not once per piece. A scan also
+    remembers the elements of each open container that :meth:`parse` has already read, so the
+    next parse reads only what is new (the containers still open are rebuilt each time).
+    """
+
+    __slots__ = ("depth", "in_string", "memo", "pos", "stack", "string_end", "string_start")
+
+    def __init__(
+        self,
+        pos: int,
+        stack: _Stack,
+        depth: int,
+        in_string: bool,
+        string_start: int,
+        string_end: int,
+        memo: dict[int, tuple[int, Any]] | None = None,
+    ) -> None:
+        self.pos = pos
+        self.stack = stack
+        self.depth = depth
+        self.in_string = in_string
+        self.string_start = string_start
+        self.string_end = string_end
+        # Opener position -> (comma position, elements before that comma). An entry depends
+        # only on the text before its comma, so it stays true for every longer text.
+        self.memo: dict[int, tuple[int, Any]] = {} if memo is None else memo
+
+    @classmethod
+    def of(cls, text: str, resume: JsonPrefixScan | None = None) -> JsonPrefixScan:
+        """Scan ``text``, continuing ``resume`` (the scan of a prefix of ``text``) if given.
+
+        Raises:
+            json.JSONDecodeError: a closing bracket that closes nothing or the wrong thing, or
+                nesting deeper than ``MAX_DEPTH``; no continuation can repair either.
+        """
+        if resume is None:
+            pos, stack, depth, in_string, start, end = 0, None, 0, False, -1, -1
+        else:
+            pos, stack, depth = resume.pos, resume.stack, resume.depth
+            in_string, start, end = resume.in_string, resume.string_start, resume.string_end
+        n = len(text)
+        next_token = _NEXT_TOKEN.search
+        string_body = _STRING_BODY.match
+        while True:
+            if in_string:
+                # The body match stops at the closing quote, at the end, or before a lone
+                # trailing backslash: always at a point where scanning can resume.
+                pos = string_body(text, pos).end()  # type: ignore[union-attr]
+                if pos < n and text[pos] == '"':
+                    pos += 1
+                    in_string = False
+                    end = pos
+                    continue
+                break
+            m = next_token(text, pos)
+            i = n if m is None else m.start()
+            if stack is not None and i > pos:
+                # Between tokens there are no strings or brackets: a comma there belongs to
+                # the innermost open container.
+                comma = text.rfind(",", pos, i)
+                if comma >= 0:
+                    stack = (stack[0], stack[1], comma, stack[3])
+            if m is None:
+                pos = n
+                break
+            char = text[i]
+            pos = i + 1
+            if char == '"':
+                in_string = True
+                start = i
+            elif char == "[" or char == "{":
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise json.JSONDecodeError(f"Nesting deeper than {MAX_DEPTH} levels", text, i)
+                stack = ("]" if char == "[" else "}", i, -1, stack)
+            elif stack is not None and stack[0] == char:
+                stack = stack[3]
+                depth -= 1
+            elif stack is None:
+                raise json.JSONDecodeError(f"Unexpected {char!r}: nothing is open", text, i)
+            else:
+                raise json.JSONDecodeError(f"Unexpected {char!r}: expected {stack[0]!r}", text, i)
+        memo: dict[int, tuple[int, Any]] = {}
+        if resume is not None and resume.memo:
+            link = stack
+            while link is not None:
+                entry = resume.memo.get(link[1])
+                if entry is not None:
+                    memo[link[1]] = entry
+                link = link[3]
+        return cls(pos, stack, depth, in_string, start, end, memo)
+
+    def parse(self, text: str, *, strict: bool = False) -> Any:
+        """The value ``text`` holds so far; ``text`` must be the text this scan covered.
+
+        Raises:
+            json.JSONDecodeError: ``text`` is not a prefix of JSON or holds no value yet.
+        """
+        stack = self.stack
+        if stack is None and not self.in_string:
+            try:
+                return json.loads(text, strict=strict)
+            except json.JSONDecodeError:
+                pass
+            except RecursionError:
+                raise _too_deep(text) from None
+        cut, suffix = _cut(text, self, strict)
+        if stack is None:
+            return _loads(text[:cut] + suffix, text, 0, strict)
+        frames = []
+        while stack is not None:
+            frames.append(stack)
+            stack = stack[3]
+        if _prev(text, frames[-1][1]) >= 0:
+            raise json.JSONDecodeError("Extra data", text, 0)
+        closer, start, comma, _ = frames[0]
+        tail_start = max(start, comma) + 1
+        value = self._elements(text, closer, start, comma, strict)
+        tail = text[tail_start:cut] + suffix if cut >= tail_start else ""
+        if tail.strip(_WS):
+            part = _loads(_OPENER[closer] + tail + closer, text, tail_start - 1, strict)
+            if closer == "]":
+                value.extend(part)
+            else:
+                value.update(part)
+        for closer, outer_start, comma, _ in frames[1:]:
+            tail_start = max(outer_start, comma) + 1
+            outer = self._elements(text, closer, outer_start, comma, strict)
+            between = text[tail_start:start]
+            if closer == "]":
+                if between.strip(_WS):
+                    raise json.JSONDecodeError("Expecting ',' delimiter", text, tail_start)
+                outer.append(value)
+            else:
+                key = _KEY_COLON.fullmatch(between)
+                if key is None:
+                    raise json.JSONDecodeError("Expecting property name", text, tail_start)
+                outer[_loads(key.group(1), text, tail_start, strict)] = value
+            value, start = outer, outer_start
+        return value
+
+    def _elements(self, text: str, closer: str, start: int, comma: int, strict: bool) -> Any:
+        """A new list (or dict) of the container's elements before its last comma."""
+        if comma < 0:
+            return [] if closer == "]" else {}
+        done, elements = self.memo.get(start, (start, [] if closer == "]" else {}))
+        if done < comma:
+            segment = text[done + 1 : comma]
+            if not segment.strip(_WS):
+                raise json.JSONDecodeError("Expecting value", text, done + 1)
+            more = _loads(_OPENER[closer] + segment + closer, text, done, strict)
+            elements = elements + more if closer == "]" else {**elements, **more}
+            self.memo[start] = (comma, elements)
+        return list(elements) if closer == "]" else dict(elements)
+
+
+def parse_partial_json(s: str, *, strict: bool = False) -> Any:
+    """Parse JSON text that may be cut off anywhere; see the module docstring for the rules.
+
+    Args:
+        s: a JSON text or a prefix of one.
+        strict: reject raw control characters inside strings, as ``json.loads`` does by
+            default (LangChain's default, kept here, is to allow them).
+
+    Returns:
+        The value the text holds so far.
+
+    Raises:
+        json.JSONDecodeError: ``s`` is not a prefix of JSON text or holds no value yet.
+    """
+    try:
+        return json.loads(s, strict=strict)
+    except json.JSONDecodeError:
+        pass
+    except RecursionError:
+        raise _too_deep(s) from None
+    return JsonPrefixScan.of(s).parse(s, strict=strict)
+
+
+def parse_json_markdown(text: str, *, parser: Callable[[str], Any] = parse_partial_json) -> Any:
+    """Parse JSON that a model may have wrapped in a markdown code fence.
+
+    The whole text, stripped of whitespace and backticks, is tried first; if that is not
+    JSON, the content of the first ```` ``` ```` (or ```` ```json ````) fence is, up to the
+    closing fence or, while a reply is still streaming, the end of the text.
+
+    Args:
+        text: the model's reply.
+        parser: parses the JSON text; the default closes truncated JSON.
+
+    Raises:
+        json.JSONDecodeError: neither the text nor its first fenced block is JSON.
+    """
+    try:
+        return parser(text.strip(_MARKDOWN_STRIP))
+    except json.JSONDecodeError:
+        match = _MARKDOWN_FENCE.search(text)
+        if match is None:
+            raise
+    return parser(match.group(1).strip(_MARKDOWN_STRIP))
+
+
+def _too_deep(text: str) -> json.JSONDecodeError:
+    return json.JSONDecodeError(f"Nesting deeper than {MAX_DEPTH} levels", text, 0)
+
+
+def _loads(candidate: str, text: str, offset: int, strict: bool) -> Any:
+    """``json.loads`` of a repaired piece of ``text``, errors pointing into ``text``."""
+    try:
+        return json.loads(candidate, strict=strict)
+    except json.JSONDecodeError as exc:
+        raise json.JSONDecodeError(exc.msg, text, min(offset + exc.pos, len(text))) from None
+    except RecursionError:
+        raise _too_deep(text) from None
+
+
+def _cut(text: str, scan: JsonPrefixScan, strict: bool) -> tuple[int, str]:
+    """``text[:cut] + suffix`` is the text cut back to what can be completed, unclosed."""
+    if not scan.in_string:
+        return _cut_tail(text, scan, strict), ""
+    start = scan.string_start
+    end = _string_body_end(text, start + 1, len(text))
+    if _is_key(text, start, scan.stack):
+        return _drop_key(text, start, text[start:end] + '"', strict), ""
+    return end, '"'
+
+
+def _prev(text: str, i: int) -> int:
+    """Index of the last non-whitespace character before ``i``, or -1."""
+    if i > 0 and text[i - 1] not in _WS:
+        return i - 1
+    return len(text[:i].rstrip(_WS)) - 1
+
+
+def _is_key(text: str, start: int, stack: _Stack) -> bool:
+    """Whether the string starting at ``start`` sits where an object expects a key."""
+    if stack is None or stack[0] != "}":
+        return False
+    p = _prev(text, start)
+    return p >= 0 and text[p] in "{,"
+
+
+def _drop_key(text: str, start: int, key: str, strict: bool) -> int:
+    """Where to cut to drop the key at ``start`` (and its comma); ``len(text)`` if invalid."""
+    try:
+        json.loads(key, strict=strict)
+    except json.JSONDecodeError:
+        return len(text)
+    p = _prev(text, start)
+    if text[p] == "{":
+        return start
+    return _drop_comma(text, p)
+
+
+def _drop_comma(text: str, comma: int) -> int:
+    """Where to cut to drop the comma at ``comma``; ``len(text)`` if no value precedes it."""
+    q = _prev(text, comma)
+    if q < 0 or text[q] in _OPENERS_AND_SEPARATORS:
+        return len(text)
+    return comma
+
+
+def _backslash_run(text: str, lo: int, end: int) -> int:
+    """How many backslashes end ``text[lo:end]``."""
+    if end <= lo or text[end - 1] != "\\":
+        return 0
+    return end - lo - len(text[lo:end].rstrip("\\"))
+
+
+def _string_body_end(text: str, lo: int, end: int) -> int:
+    """End of the usable part of an unterminated string body ``text[lo:end]``."""
+    if _backslash_run(text, lo, end) % 2:
+        return end - 1  # a lone backslash: the escape has not arrived yet
+    j = text.rfind("\\", max(lo, end - 5), end)
+    if (
+        j >= 0
+        and text.startswith("u", j + 1)
+        and _backslash_run(text, lo, j + 1) % 2
+        and all(c in _HEX for c in text[j + 2 : end])
+    ):
+        end = j  # a \u escape still missing some of its four hex digits
+    if (
+        end - lo >= 6
+        and text[end - 6 : end - 4] == "\\u"
+        and _backslash_run(text, lo, end - 5) % 2
+        and all(c in _HEX for c in text[end - 4 : end])
+        and 0xD800 <= int(text[end - 4 : end], 16) <= 0xDBFF
+    ):
+        end -= 6  # the first half of a surrogate pair: wait for the second
+    return end
+
+
+def _cut_tail(text: str, scan: JsonPrefixScan, strict: bool) -> int:
+    """Where to cut a text that does not end inside a string."""
+    end = _prev(text, len(text)) + 1
+    if end == 0:
+        return 0
+    char = text[end - 1]
+    if char == '"':
+        start = scan.string_start
+        if scan.string_end == end and _is_key(text, start, scan.stack):
+            return _drop_key(text, start, text[start:end], strict)
+        return end
+    if char == ":":
+        return _drop_colon(text, end - 1, scan, strict)
+    if char == ",":
+        return _drop_comma(text, end - 1) if scan.stack is not None else end
+    if char in _FRAGMENT_CHARS and end == len(text):
+        # Only a scalar at the very end may still grow; one followed by space must be whole.
+        f = len(text[:end].rstrip(_FRAGMENT_CHARS))
+        fragment = text[f:end]
+        if _NUMBER_PREFIX.fullmatch(fragment):
+            number = _NUMBER.match(fragment)
+            if number is not None:
+                return f + number.end()
+            return _drop_value(text, f, scan, strict)
+        if fragment in _LITERAL_PREFIXES:
+            return _drop_value(text, f, scan, strict)
+    return end
+
+
+def _drop_value(text: str, start: int, scan: JsonPrefixScan, strict: bool) -> int:
+    """Where to cut to drop an unfinished scalar at ``start`` (and its key or comma)."""
+    p = _prev(text, start)
+    if p < 0:
+        return 0
+    char = text[p]
+    if char == "[":
+        return p + 1
+    if char == "," and scan.stack is not None and scan.stack[0] == "]":
+        return _drop_comma(text, p)
+    if char == ":":
+        return _drop_colon(text, p, scan, strict)
+    return len(text)
+
+
+def _drop_colon(text: str, colon: int, scan: JsonPrefixScan, strict: bool) -> int:
+    """Where to cut to drop a key whose value has not started; ``len(text)`` if invalid."""
+    q = _prev(text, colon)
+    start = scan.string_start
+    if q >= 0 and text[q] == '"' and scan.string_end == q + 1 and _is_key(text, start, scan.stack):
+        return _drop_key(text, start, text[start : q + 1], strict)
+    return len(text)

@@ -1,0 +1,91 @@
+"""Messages exchanged with chat models, their streamed chunks, and the helpers around them.
+
+Layer 1: depends on nothing in leanchain but ``leanchain.errors`` and the partial-JSON parser.
+"""
+
+from __future__ import annotations
+
+from ._ai import AIMessage, AIMessageChunk
+from ._base import BaseMessage, BaseMessageChunk, get_msg_title_repr
+from ._convert import (
+    MessageLikeRepresentation,
+    convert_to_messages,
+    get_buffer_string,
+    message_chunk_to_message,
+    message_to_dict,
+    messages_from_dict,
+    messages_to_dict,
+)
+from ._merge import Content, merge_content, merge_dicts, merge_lists, merge_obj
+from ._simple import (
+    ChatMessage,
+    ChatMessageChunk,
+    FunctionMessage,
+    FunctionMessageChunk,
+    HumanMessage,
+    HumanMessageChunk,
+    SystemMessage,
+    SystemMessageChunk,
+)
+from ._tool import (
+    InvalidToolCall,
+    ToolCall,
+    ToolCallChunk,
+    ToolMessage,
+    ToolMessageChunk,
+    default_tool_chunk_parser,
+    default_tool_parser,
+    invalid_tool_call,
+    tool_call,
+    tool_call_chunk,
+)
+from ._usage import (
+    InputTokenDetails,
+    OutputTokenDetails,
+    UsageMetadata,
+    add_usage,
+    subtract_usage,
+)
+
+__all__ = [
+    "AIMessage",
+    "AIMessageChunk",
+    "BaseMessage",
+    "BaseMessageChunk",
+    "ChatMessage",
+    "ChatMessageChunk",
+    "Content",
+    "FunctionMessage",
+    "FunctionMessageChunk",
+    "HumanMessage",
+    "HumanMessageChunk",
+    "InputTokenDetails",
+    "InvalidToolCall",
+    "MessageLikeRepresentation",
+    "OutputTokenDetails",
+    "SystemMessage",
+    "SystemMessageChunk",
+    "ToolCall",
+    "ToolCallChunk",
+    "ToolMessage",
+    "ToolMessageChunk",
+    "UsageMetadata",
+    "add_usage",
+    "convert_to_messages",
+    "default_tool_chunk_parser",
+    "default_tool_parser",
+    "get_buffer_string",
+    "get_msg_title_repr",
+    "invalid_tool_call",
+    "merge_content",
+    "merge_dicts",
+    "merge_lists",
+    "merge_obj",
+    "message_chunk_to_message",
+    "message_to_dict",
+    "messages_from_dict",
+    "messages_to_dict",
+    "subtract_usage",
+    "tool_call",
+    "tool_call_chunk",
+]

@@ -1,0 +1,331 @@
+"""The model's messages: ``AIMessage`` and the streamed ``AIMessageChunk``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Literal, Self
+
+from pydantic import Field, PrivateAttr, model_validator
+
+from leanchain._partial_json import JsonPrefixScan
+
+from ._base import MISSING, BaseMessage, BaseMessageChunk
+from ._merge import Content
+from ._tool import (
+    InvalidToolCall,
+    ToolCall,
+    ToolCallChunk,
+    default_tool_chunk_parser,
+    default_tool_parser,
+    invalid_tool_call,
+    tool_call,
+    tool_call_chunk,
+)
+from ._usage import UsageMetadata, add_usage
+
+__all__ = ["AIMessage", "AIMessageChunk"]
+
+_set = object.__setattr__
+
+# Stands for "these arguments are not a prefix of JSON": no continuation can repair them.
+_BROKEN: Final = JsonPrefixScan(0, None, 0, False, -1, -1)
+
+
+class AIMessage(BaseMessage):
+    """A reply from the model: text, tool calls, or both.
+
+    ``tool_calls`` given as plain dicts get their ``"type": "tool_call"`` key added. A message
+    built with no tool calls but OpenAI-style raw calls in ``additional_kwargs["tool_calls"]``
+    gets them parsed into ``tool_calls``/``invalid_tool_calls``.
+    """
+
+    type: Literal["ai"] = "ai"
+    """Always "ai"."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """The tools the model asked to call, with parsed arguments."""
+    invalid_tool_calls: list[InvalidToolCall] = Field(default_factory=list)
+    """Tool calls whose arguments were not a JSON object."""
+    usage_metadata: UsageMetadata | None = None
+    """Token counts for the call that produced this message, if the provider reported them."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise_tool_calls(cls, data: Any) -> Any:
+        return cls._prepare(data) if isinstance(data, dict) else data
+
+    @classmethod
+    def _prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
+        calls, invalid = data.get("tool_calls"), data.get("invalid_tool_calls")
+        if not calls and not invalid:
+            raw = _raw_tool_calls(data)
+            if raw is None:
+                return data
+            data = dict(data)
+            data["tool_calls"], data["invalid_tool_calls"] = default_tool_parser(raw)
+            return data
+        data = dict(data)
+        if calls:
+            data["tool_calls"] = _with_type(calls, {"id": None}, "tool_call")
+        if invalid:
+            data["invalid_tool_calls"] = _with_type(invalid, _INVALID_DEFAULTS, "invalid_tool_call")
+        return data
+
+    def pretty_repr(self, html: bool = False) -> str:
+        """The base rendering followed by the tool calls and invalid tool calls, if any."""
+        lines: list[str] = []
+        if self.tool_calls:
+            lines.append("Tool Calls:")
+            for call in self.tool_calls:
+                lines.extend(_call_lines(call))
+        if self.invalid_tool_calls:
+            lines.append("Invalid Tool Calls:")
+            for bad in self.invalid_tool_calls:
+                lines.extend(_call_lines(bad))
+        return (super().pretty_repr(html=html).strip() + "\n" + "\n".join(lines)).strip()
+
+
+class AIMessageChunk(AIMessage, BaseMessageChunk):
+    """A piece of a streamed model reply; pieces combine with ``+``.
+
+    ``tool_calls`` and ``invalid_tool_calls`` are derived from ``tool_call_chunks``: each
+    chunk's arguments are read with the partial-JSON parser, a JSON object (or no arguments
+    at all) giving a ``ToolCall`` and anything else an ``InvalidToolCall``. Built with
+    ``tool_calls`` and no chunks, the chunks are made from the calls (arguments as JSON text,
+    ``index`` ``None``).
+
+    ``+`` follows ``langchain-behaviour.md`` §2.4: tool-call chunks join by ``index`` (never
+    two different ids), usage adds up, the first provider id wins over ``lc_`` ids, and
+    ``chunk_position`` is "last" if any piece is last. Each piece's arguments are scanned
+    once however many pieces follow, so a stream of n pieces costs O(n) scanning.
+    """
+
+    type: Literal["AIMessageChunk"] = "AIMessageChunk"  # type: ignore[assignment]
+    """Always "AIMessageChunk"."""
+    tool_call_chunks: list[ToolCallChunk] = Field(default_factory=list)
+    """The streamed pieces of tool calls."""
+    chunk_position: Literal["last"] | None = None
+    """ "last" on the final piece of a stream."""
+
+    # The partial-JSON scan of each chunk's args, so that the next piece resumes it.
+    _arg_scans: tuple[JsonPrefixScan | None, ...] | None = PrivateAttr(default=None)
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+    @classmethod
+    def _prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
+        chunks = data.get("tool_call_chunks")
+        if not chunks:
+            if data.get("tool_calls") or data.get("invalid_tool_calls"):
+                return _chunks_from_calls(super()._prepare(data))
+            raw = _raw_tool_calls(data)
+            if raw is None:
+                return data
+            chunks = default_tool_chunk_parser(raw)
+        data = dict(data)
+        chunks = [_normalise_chunk(c) if isinstance(c, Mapping) else c for c in chunks]
+        data["tool_call_chunks"] = chunks
+        if all(isinstance(c, dict) and isinstance(c["args"], (str, type(None))) for c in chunks):
+            calls, invalid = _calls_from_chunks(chunks, [_scan(c["args"], None) for c in chunks])
+            data["tool_calls"], data["invalid_tool_calls"] = calls, invalid
+        return data
+
+    def _merge(self, others: Sequence[BaseMessageChunk]) -> Self:
+        ai = [o for o in others if isinstance(o, AIMessageChunk)]
+        fields = self._merge_common(others)
+        fields["id"] = _preferred_id([self.id, *(o.id for o in others)])
+        scans: tuple[JsonPrefixScan | None, ...] | None = None
+        if self.tool_call_chunks or any(o.tool_call_chunks for o in ai):
+            chunks, scan_list = _merge_tool_call_chunks(self, ai)
+            fields["tool_calls"], fields["invalid_tool_calls"] = _calls_from_chunks(
+                chunks, scan_list
+            )
+            scans = tuple(scan_list)
+        else:
+            chunks = []
+            fields["tool_calls"], fields["invalid_tool_calls"] = [], []
+        usages = [u for u in (self.usage_metadata, *(o.usage_metadata for o in ai)) if u]
+        usage = usages[0] if usages else None
+        for more in usages[1:]:
+            usage = add_usage(usage, more)
+        fields["usage_metadata"] = usage
+        fields["tool_call_chunks"] = chunks
+        last = self.chunk_position == "last" or any(o.chunk_position == "last" for o in ai)
+        fields["chunk_position"] = "last" if last else None
+        message = self._construct(fields)
+        _set(message, "__pydantic_private__", {"_arg_scans": scans})
+        return message
+
+
+_INVALID_DEFAULTS: Final[dict[str, Any]] = {"name": None, "args": None, "id": None, "error": None}
+
+
+def _with_type(entries: Any, defaults: dict[str, Any], tag: str) -> Any:
+    """Dict entries with missing keys defaulted and ``type`` set; others left to validation."""
+    if not isinstance(entries, list):
+        return entries
+    return [{**defaults, **e, "type": tag} if isinstance(e, Mapping) else e for e in entries]
+
+
+def _raw_tool_calls(data: dict[str, Any]) -> list[Any] | None:
+    extra = data.get("additional_kwargs")
+    raw = extra.get("tool_calls") if isinstance(extra, Mapping) else None
+    return raw if isinstance(raw, list) and raw else None
+
+
+def _normalise_chunk(chunk: Mapping[str, Any]) -> ToolCallChunk:
+    return tool_call_chunk(
+        name=chunk.get("name"), args=chunk.get("args"), id=chunk.get("id"), index=chunk.get("index")
+    )
+
+
+def _chunks_from_calls(data: dict[str, Any]) -> dict[str, Any]:
+    """Tool-call chunks made from given calls: JSON text arguments, no index."""
+    chunks: list[Any] = []
+    for call in data.get("tool_calls") or ():
+        if not (isinstance(call, Mapping) and isinstance(call.get("args"), dict)):
+            return data  # leave the malformed call to validation
+        chunks.append(
+            tool_call_chunk(name=call.get("name"), args=json.dumps(call["args"]), id=call.get("id"))
+        )
+    for bad in data.get("invalid_tool_calls") or ():
+        if not isinstance(bad, Mapping):
+            return data
+        chunks.append(tool_call_chunk(name=bad.get("name"), args=bad.get("args"), id=bad.get("id")))
+    data["tool_call_chunks"] = chunks
+    return data
+
+
+def _scan(args: str | None, resume: JsonPrefixScan | None) -> JsonPrefixScan | None:
+    """The scan of ``args`` (resuming the scan of a prefix), ``_BROKEN``, or None if empty."""
+    if not args:
+        return None
+    if resume is _BROKEN:
+        return _BROKEN
+    try:
+        return JsonPrefixScan.of(args, resume)
+    except json.JSONDecodeError:
+        return _BROKEN
+
+
+def _calls_from_chunks(
+    chunks: Sequence[ToolCallChunk], scans: Sequence[JsonPrefixScan | None]
+) -> tuple[list[ToolCall], list[InvalidToolCall]]:
+    """Split chunks into parsed calls and invalid ones; ``scans[i]`` covers chunk i's args."""
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for chunk, scan in zip(chunks, scans, strict=True):
+        args = chunk["args"]
+        value: Any = {}
+        if args:
+            value = None
+            if scan is not None and scan is not _BROKEN:
+                try:
+                    value = scan.parse(args)
+                except json.JSONDecodeError:
+                    value = None
+        if isinstance(value, dict):
+            calls.append(tool_call(name=chunk["name"] or "", args=value, id=chunk["id"]))
+        else:
+            invalid.append(invalid_tool_call(name=chunk["name"], args=args, id=chunk["id"]))
+    return calls, invalid
+
+
+class _Joined:
+    """A tool-call chunk being extended by later pieces during one merge."""
+
+    __slots__ = ("args", "chunk", "id", "index", "names", "resume")
+
+    def __init__(self, chunk: ToolCallChunk, resume: JsonPrefixScan | None) -> None:
+        self.chunk: ToolCallChunk | None = chunk  # the original, while nothing joined it
+        self.resume = resume
+        self.names = [] if chunk["name"] is None else [chunk["name"]]
+        self.args = [] if chunk["args"] is None else [chunk["args"]]
+        self.id = chunk["id"]
+        self.index = chunk["index"]
+
+    def join(self, piece: ToolCallChunk) -> None:
+        self.chunk = None
+        if piece["name"] is not None:
+            self.names.append(piece["name"])
+        if piece["args"] is not None:
+            self.args.append(piece["args"])
+        piece_id = piece["id"]
+        if self.id is None:
+            self.id = piece_id
+        elif piece_id is not None and piece_id != self.id:
+            self.id += piece_id  # one of them is "": ids that differ never join
+
+    def result(self) -> tuple[ToolCallChunk, JsonPrefixScan | None]:
+        if self.chunk is not None:
+            chunk, resume = self.chunk, self.resume
+            return chunk, resume if resume is not None else _scan(chunk["args"], None)
+        joined = tool_call_chunk(
+            name="".join(self.names) if self.names else None,
+            args="".join(self.args) if self.args else None,
+            id=self.id,
+            index=self.index,
+        )
+        return joined, _scan(joined["args"], self.resume)
+
+
+def _merge_tool_call_chunks(
+    left: AIMessageChunk, others: Sequence[AIMessageChunk]
+) -> tuple[list[ToolCallChunk], list[JsonPrefixScan | None]]:
+    scans = left._arg_scans or (None,) * len(left.tool_call_chunks)
+    joined = [_Joined(c, s) for c, s in zip(left.tool_call_chunks, scans, strict=True)]
+    for other in others:
+        for piece in other.tool_call_chunks:
+            target = _continued(joined, piece)
+            if target is None:
+                joined.append(_Joined(piece, None))
+            else:
+                target.join(piece)
+    chunks: list[ToolCallChunk] = []
+    scan_list: list[JsonPrefixScan | None] = []
+    for entry in joined:
+        chunk, scan = entry.result()
+        chunks.append(chunk)
+        scan_list.append(scan)
+    return chunks, scan_list
+
+
+def _continued(joined: list[_Joined], piece: ToolCallChunk) -> _Joined | None:
+    """The last chunk with the piece's index and no contradicting id, if any."""
+    index = piece["index"]
+    if not isinstance(index, int):
+        return None
+    piece_id = piece["id"]
+    for entry in reversed(joined):
+        if entry.index == index and (not entry.id or not piece_id or entry.id == piece_id):
+            return entry
+    return None
+
+
+def _preferred_id(ids: Sequence[str | None]) -> str | None:
+    """A provider's id first, then a run id (``lc_run-``), then any other ``lc_`` id."""
+    for candidate in ids:
+        if candidate and not candidate.startswith("lc_"):
+            return candidate
+    for candidate in ids:
+        if candidate and candidate.startswith("lc_run-"):
+            return candidate
+    return next((candidate for candidate in ids if candidate), None)
+
+
+def _call_lines(call: ToolCall | InvalidToolCall) -> list[str]:
+    lines = [f"  {call.get('name', 'Tool')} ({call.get('id')})", f" Call ID: {call.get('id')}"]
+    error = call.get("error")
+    if error:
+        lines.append(f"  Error: {error}")
+    lines.append("  Args:")
+    args = call.get("args")
+    if isinstance(args, str):
+        lines.append(f"    {args}")
+    elif isinstance(args, dict):
+        lines.extend(f"    {key}: {value}" for key, value in args.items())
+    return lines

@@ -1,0 +1,188 @@
+"""The base message and message-chunk types every concrete message builds on.
+
+Messages are immutable values (``frozen`` pydantic models): a field cannot be reassigned
+(``msg.content = "x"`` raises ``ValidationError``); use ``msg.model_copy(update={...})`` to get
+a changed copy. LangChain lets users set attributes; leanchain does not, so that a message
+shared between a prompt, a history and a trace cannot change under any of them. The dicts and
+lists inside a message are not deep-frozen: treat them as read-only too.
+
+Construction from user code validates (pydantic); the internal hot paths (chunk ``+``, chunk to
+message) build instances without re-validating data that is already valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Final, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._merge import Content, merge_content, merge_dicts
+
+__all__ = ["BaseMessage", "BaseMessageChunk", "get_msg_title_repr"]
+
+MISSING: Final[Any] = object()
+"""Marks "content not given positionally" in the message constructors."""
+
+_set = object.__setattr__
+
+
+def get_msg_title_repr(title: str, *, bold: bool = False) -> str:
+    """The 80-column ``==== Title ====`` banner that ``pretty_repr`` puts above a message."""
+    padded = f" {title} "
+    sep = "=" * ((80 - len(padded)) // 2)
+    second = sep + "=" if len(padded) % 2 else sep
+    if bold:
+        padded = f"\033[1m{padded}\033[0m"
+    return f"{sep}{padded}{second}"
+
+
+def content_kwargs(content: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Fold a positionally given ``content`` into the constructor's keyword arguments."""
+    if content is not MISSING:
+        if "content" in kwargs:
+            raise TypeError("got multiple values for argument 'content'")
+        kwargs["content"] = content
+    return kwargs
+
+
+class BaseMessage(BaseModel):
+    """A message in a conversation with a chat model; the base of every message type."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    content: Content
+    """The text of the message, or a list of strings and content blocks (dicts with a type)."""
+    additional_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Provider-specific payload that has no field of its own (raw tool calls, say)."""
+    response_metadata: dict[str, Any] = Field(default_factory=dict)
+    """What the provider said about the response: model name, finish reason, headers."""
+    type: str
+    """The message kind's tag ("human", "ai", ...); ``messages_from_dict`` dispatches on it."""
+    name: str | None = None
+    """An optional name for the speaker."""
+    id: str | None = Field(default=None, coerce_numbers_to_str=True)
+    """An optional unique id, usually the provider's."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(**content_kwargs(content, kwargs))
+
+    @classmethod
+    def _construct(cls, fields: dict[str, Any]) -> Self:
+        """An instance from already valid field values, in field order, without validation.
+
+        The fast path for data leanchain itself produced (merged chunks, formatted prompts):
+        ``fields`` must hold every field, already of the right type.
+        """
+        message = cls.__new__(cls)
+        _set(message, "__dict__", fields)
+        _set(message, "__pydantic_fields_set__", set(fields))
+        _set(message, "__pydantic_extra__", None)
+        private = cls.__private_attributes__
+        _set(
+            message,
+            "__pydantic_private__",
+            {key: attr.get_default() for key, attr in private.items()} if private else None,
+        )
+        return message
+
+    def __eq__(self, other: object) -> bool:
+        # Value equality over the fields only: private caches must not make equal messages
+        # unequal (pydantic's default compares them too).
+        if not isinstance(other, BaseModel):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr_args__(self) -> Iterable[tuple[str | None, Any]]:
+        # Show content always, other fields only when they differ from their empty default.
+        fields = type(self).model_fields
+        for key, value in self.__dict__.items():
+            if key == "type":
+                continue
+            if key != "content":
+                if value is None or (isinstance(value, (str, list, dict)) and not value):
+                    continue
+                default = fields[key].default if key in fields else None
+                if isinstance(default, str) and value == default:
+                    continue
+            yield key, value
+
+    @property
+    def text(self) -> str:
+        """The message's text: the content string, or its strings and text blocks joined."""
+        content = self.content
+        if isinstance(content, str):
+            return content
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        return "".join(parts)
+
+    def pretty_repr(self, html: bool = False) -> str:
+        """A human-readable rendering: a title banner, the name if any, then the content.
+
+        Args:
+            html: print the title in bold (ANSI escape codes).
+        """
+        title = get_msg_title_repr(self.type.title() + " Message", bold=html)
+        if self.name is not None:
+            title += f"\nName: {self.name}"
+        return f"{title}\n\n{self.content}"
+
+    def pretty_print(self) -> None:
+        """Print :meth:`pretty_repr`."""
+        print(self.pretty_repr(html=True))
+
+
+class BaseMessageChunk(BaseMessage):
+    """A piece of a streamed message; pieces combine with ``+``.
+
+    ``left + right`` (or ``left + [right, ...]``) returns the left operand's class: content
+    concatenates (:func:`merge_content`), ``additional_kwargs`` and ``response_metadata``
+    merge (:func:`merge_dicts`), the left id is kept, and the first name given is kept.
+    """
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+    def __add__(self, other: BaseMessageChunk | Sequence[BaseMessageChunk]) -> Self:
+        if isinstance(other, BaseMessageChunk):
+            return self._merge((other,))
+        if isinstance(other, (list, tuple)) and all(isinstance(o, BaseMessageChunk) for o in other):
+            return self._merge(other) if other else self
+        raise TypeError(
+            'unsupported operand type(s) for +: "'
+            f'{type(self).__name__}" and "{type(other).__name__}"'
+        )
+
+    def _merge(self, others: Sequence[BaseMessageChunk]) -> Self:
+        """This chunk followed by ``others``; subclasses with more fields extend it."""
+        return self._construct(self._merge_common(others))
+
+    def _merge_common(self, others: Sequence[BaseMessageChunk]) -> dict[str, Any]:
+        """The merged values of the fields every message has, in field order."""
+        name = self.name
+        if name is None:
+            name = next((o.name for o in others if o.name is not None), None)
+        return {
+            "content": merge_content(self.content, *(o.content for o in others)),
+            "additional_kwargs": _merge_metadata(
+                self.additional_kwargs, [o.additional_kwargs for o in others]
+            ),
+            "response_metadata": _merge_metadata(
+                self.response_metadata, [o.response_metadata for o in others]
+            ),
+            "type": self.type,
+            "name": name,
+            "id": self.id,
+        }
+
+
+def _merge_metadata(left: dict[str, Any], others: list[dict[str, Any]]) -> dict[str, Any]:
+    present = [o for o in others if o]
+    return merge_dicts(left, *present) if present else left.copy()

@@ -1,0 +1,118 @@
+"""The plain message kinds: human, system, chat (any role) and function, with their chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, Self
+
+from ._base import MISSING, BaseMessage, BaseMessageChunk
+from ._merge import Content
+
+__all__ = [
+    "ChatMessage",
+    "ChatMessageChunk",
+    "FunctionMessage",
+    "FunctionMessageChunk",
+    "HumanMessage",
+    "HumanMessageChunk",
+    "SystemMessage",
+    "SystemMessageChunk",
+]
+
+
+class HumanMessage(BaseMessage):
+    """A message from the user: ``HumanMessage("What is 2 + 2?")``."""
+
+    type: Literal["human"] = "human"
+    """Always "human"."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+
+class HumanMessageChunk(HumanMessage, BaseMessageChunk):
+    """A piece of a streamed human message."""
+
+    type: Literal["HumanMessageChunk"] = "HumanMessageChunk"  # type: ignore[assignment]
+    """Always "HumanMessageChunk"."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+
+class SystemMessage(BaseMessage):
+    """Instructions that prime the model's behaviour, usually the first message."""
+
+    type: Literal["system"] = "system"
+    """Always "system"."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+
+class SystemMessageChunk(SystemMessage, BaseMessageChunk):
+    """A piece of a streamed system message."""
+
+    type: Literal["SystemMessageChunk"] = "SystemMessageChunk"  # type: ignore[assignment]
+    """Always "SystemMessageChunk"."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+
+class ChatMessage(BaseMessage):
+    """A message whose speaker is named by an arbitrary ``role``."""
+
+    type: Literal["chat"] = "chat"
+    """Always "chat"."""
+    role: str
+    """The speaker's role, as the provider names it."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+
+class ChatMessageChunk(ChatMessage, BaseMessageChunk):
+    """A piece of a streamed chat message; only pieces with the same role combine."""
+
+    type: Literal["ChatMessageChunk"] = "ChatMessageChunk"  # type: ignore[assignment]
+    """Always "ChatMessageChunk"."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+    def _merge(self, others: Sequence[BaseMessageChunk]) -> Self:
+        for other in others:
+            if isinstance(other, ChatMessageChunk) and other.role != self.role:
+                raise ValueError("Cannot concatenate ChatMessageChunks with different roles.")
+        fields = self._merge_common(others)
+        fields["role"] = self.role
+        return self._construct(fields)
+
+
+class FunctionMessage(BaseMessage):
+    """The result of a legacy OpenAI function call; ``name`` is the function's name."""
+
+    type: Literal["function"] = "function"
+    """Always "function"."""
+    name: str
+    """The name of the function that produced this result (required)."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+
+class FunctionMessageChunk(FunctionMessage, BaseMessageChunk):
+    """A piece of a streamed function message; only pieces with the same name combine."""
+
+    type: Literal["FunctionMessageChunk"] = "FunctionMessageChunk"  # type: ignore[assignment]
+    """Always "FunctionMessageChunk"."""
+
+    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+
+    def _merge(self, others: Sequence[BaseMessageChunk]) -> Self:
+        for other in others:
+            if isinstance(other, FunctionMessageChunk) and other.name != self.name:
+                raise ValueError("Cannot concatenate FunctionMessageChunks with different names.")
+        return self._construct(self._merge_common(others))

@@ -18,8 +18,9 @@ import contextvars
 import functools
 import os
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import aclosing
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -239,19 +240,19 @@ async def arun_all(
 
 async def arun_as_completed(
     tasks: Sequence[Callable[[], Awaitable[T]]], max_concurrency: int | None = None
-) -> AsyncIterator[tuple[int, T]]:
+) -> AsyncGenerator[tuple[int, T], None]:
     """Await every task and yield ``(index, result)`` as each finishes."""
     n = len(tasks)
     if n == 0:
         return
     limiter, is_new = _limiter_for(max_concurrency)
     token = _limiter.set(limiter) if is_new else None
+    # `aclosing`: when our caller stops early, the inner generator must cancel its tasks now,
+    # not whenever the event loop gets round to finalising it.
+    inner = _gather_as_completed(tasks) if limiter is None else _abounded(tasks, limiter)
     try:
-        if limiter is None:
-            async for item in _gather_as_completed(tasks):
-                yield item
-        else:
-            async for item in _abounded(tasks, limiter):
+        async with aclosing(inner):
+            async for item in inner:
                 yield item
     finally:
         if token is not None:
@@ -260,7 +261,7 @@ async def arun_as_completed(
 
 async def _gather_as_completed(
     tasks: Sequence[Callable[[], Awaitable[T]]],
-) -> AsyncIterator[tuple[int, T]]:
+) -> AsyncGenerator[tuple[int, T], None]:
     async def indexed(i: int) -> tuple[int, T]:
         return i, await tasks[i]()
 
@@ -279,7 +280,7 @@ async def _gather_as_completed(
 
 async def _abounded(
     tasks: Sequence[Callable[[], Awaitable[T]]], limiter: Limiter
-) -> AsyncIterator[tuple[int, T]]:
+) -> AsyncGenerator[tuple[int, T], None]:
     """Worker coroutines pull tasks from one queue: the caller's own worker needs no permit."""
     n = len(tasks)
     next_index = 0

@@ -18,6 +18,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, get_args, overload
 
 from leanchain.callbacks.manager import RunManager, RunType, astart_run, start_run
@@ -240,8 +241,9 @@ class Runnable(Generic[Input, Output]):
         if not inputs:
             return
         tasks, limit = self._abatch_tasks(inputs, config, return_exceptions, kwargs)
-        async for item in arun_as_completed(tasks, limit):
-            yield item
+        async with aclosing(arun_as_completed(tasks, limit)) as items:
+            async for item in items:
+                yield item
 
     # -- streaming --------------------------------------------------------------------------
 

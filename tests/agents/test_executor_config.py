@@ -167,7 +167,7 @@ class _StreamSpy(Runnable[dict[str, Any], Any]):
 def test_stream_runnable_streams_the_agent_and_adds_its_chunks() -> None:
     spy = _StreamSpy()
     executor = AgentExecutor(agent=spy, tools=tools(), return_intermediate_steps=True)
-    result = executor.invoke({"input": "q"})
+    result = executor.invoke({"input": "q"}, {"callbacks": [Recorder()]})
     assert spy.calls == ["stream", "stream"]
     assert result["intermediate_steps"] == [
         (act("echo", "a"), "echo:a"),
@@ -179,6 +179,16 @@ def test_stream_runnable_streams_the_agent_and_adds_its_chunks() -> None:
 def test_stream_runnable_false_invokes_the_agent() -> None:
     spy = _StreamSpy()
     executor = AgentExecutor(agent=spy, tools=tools(), stream_runnable=False)
+    assert executor.invoke({"input": "q"}, {"callbacks": [Recorder()]}) == {
+        "input": "q",
+        "output": "whole",
+    }
+    assert spy.calls == ["invoke"]
+
+
+def test_with_no_one_listening_the_agent_is_invoked() -> None:
+    spy = _StreamSpy()
+    executor = AgentExecutor(agent=spy, tools=tools())
     assert executor.invoke({"input": "q"}) == {"input": "q", "output": "whole"}
     assert spy.calls == ["invoke"]
 

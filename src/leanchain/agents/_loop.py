@@ -179,9 +179,14 @@ class AgentRun:
         return {**self.inputs, "intermediate_steps": seen}
 
     def plan(self) -> AgentFinish | list[AgentAction]:
-        """Ask the agent what to do next (streaming it, so model tokens reach the callbacks)."""
+        """Ask the agent what to do next.
+
+        The agent is streamed when someone listens, so that model tokens reach the callbacks
+        while the model answers; with no handler the chunks would serve no one, and invoking
+        gives the same decision for a fraction of the cost.
+        """
         agent, config = self.ex.agent, self.config
-        if not self.ex.stream_runnable:
+        if not self.ex.stream_runnable or self.run is None:
             return _as_plan(agent.invoke(self.agent_input(), config))
         total: Any = _NOTHING
         for chunk in agent.stream(self.agent_input(), config):
@@ -191,7 +196,7 @@ class AgentRun:
     async def aplan(self) -> AgentFinish | list[AgentAction]:
         """Async `plan`."""
         agent, config = self.ex.agent, self.config
-        if not self.ex.stream_runnable:
+        if not self.ex.stream_runnable or self.run is None:
             return _as_plan(await agent.ainvoke(self.agent_input(), config))
         total: Any = _NOTHING
         async for chunk in agent.astream(self.agent_input(), config):

@@ -75,7 +75,8 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
             ``None``: all).
         verbose: print a step-by-step trace to stdout.
         callbacks, tags, metadata: added to every run's config.
-        stream_runnable: stream the agent runnable (its model tokens reach the callbacks).
+        stream_runnable: stream the agent runnable while callbacks listen, so its model
+            tokens reach them as they come (with no handler it is invoked: same result).
 
     Raises:
         AgentConfigurationError: a setting is invalid (duplicate tool names, an unsupported

@@ -1,11 +1,19 @@
-"""Test doubles for leanchain users: a local fake provider server and its script.
+"""Test doubles for leanchain users: scripted chat models and a local fake provider server.
 
+``ScriptedChatModel`` and friends stand in for a chat model inside pipelines and agents.
 ``FakeProviderServer`` speaks the OpenAI Chat Completions and Anthropic Messages wire formats on
 127.0.0.1, so tests can point the real SDK clients at it and stay offline and deterministic.
 """
 
 from __future__ import annotations
 
+from leanchain.language_models import (
+    ChatRequest,
+    FakeListChatModel,
+    FunctionChatModel,
+    GenericFakeChatModel,
+    ScriptedChatModel,
+)
 from leanchain.testing._recording import REDACTED, RecordedRequest
 from leanchain.testing._script import (
     BrokenStream,
@@ -24,12 +32,17 @@ from leanchain.testing._server import FakeProviderServer
 __all__ = [
     "REDACTED",
     "BrokenStream",
+    "ChatRequest",
+    "FakeListChatModel",
     "FakeProviderServer",
     "FinishReason",
+    "FunctionChatModel",
+    "GenericFakeChatModel",
     "MidStreamError",
     "Provider",
     "RecordedRequest",
     "ScriptItem",
+    "ScriptedChatModel",
     "ScriptedError",
     "ScriptedReply",
     "ScriptedToolCall",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,7 +62,24 @@ class RunnableBinding(Runnable[Input, Output]):
     def __getattr__(self, name: str) -> Any:
         if name in RunnableBinding.__slots__:
             raise AttributeError(name)
-        return getattr(self.bound, name)
+        attr = getattr(self.bound, name)
+        if not inspect.ismethod(attr):
+            return attr
+
+        @functools.wraps(attr)
+        def keep_binding(*args: Any, **kwargs: Any) -> Any:
+            # `model.bind(stop=...).bind_tools(...)`: the method binds the bare model again;
+            # keep what this binding already fixed instead of dropping it.
+            result = attr(*args, **kwargs)
+            if isinstance(result, RunnableBinding) and result.bound is self.bound:
+                return self._with(
+                    kwargs={**self.kwargs, **result.kwargs},
+                    config={**self.config, **result.config},
+                    config_factories=[*self.config_factories, *result.config_factories],
+                )
+            return result
+
+        return keep_binding
 
     def __repr__(self) -> str:
         return f"RunnableBinding(bound={self.bound!r}, kwargs={self.kwargs!r})"

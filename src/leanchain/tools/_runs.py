@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from leanchain.callbacks import manager as _callbacks
-from leanchain.callbacks.manager import Callbacks, RunManager
+from leanchain.callbacks.manager import Callbacks, RunManager, astart_run, start_run
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 
 __all__ = ["astart_tool_run", "call_config", "start_tool_run", "with_tool_settings"]
@@ -16,49 +15,38 @@ class _Tool(Protocol):
     description: str
 
 
-def _start_tool_run(
-    config: RunnableConfig, tool: _Tool, tool_input: Any, tool_call_id: str | None
-) -> tuple[RunManager, str, tuple[Any, ...], dict[str, Any]] | None:
-    """The tool run and its ``on_tool_start`` event, not yet sent.
-
-    ``on_tool_start`` takes ``inputs=`` as a keyword, which `start_run` cannot pass on while
-    its own positional parameter is called ``inputs``; until that parameter is positional-only
-    the event is built here from the same parts `start_run` uses.
-    """
-    extra = {
+def _start_args(tool: _Tool, tool_input: Any, tool_call_id: str | None) -> dict[str, Any]:
+    return {
+        "serialized": {"name": tool.name, "description": tool.description},
         "inputs": None if isinstance(tool_input, str) else tool_input,
         "tool_call_id": tool_call_id,
     }
-    prepared = _callbacks._prepare(config, "tool", tool.name, extra)
-    if prepared is None:
-        return None
-    run, event, kwargs = prepared
-    text = tool_input if isinstance(tool_input, str) else str(tool_input)
-    return run, event, ({"name": run.name, "description": tool.description}, text), kwargs
+
+
+def _text(tool_input: Any) -> str:
+    return tool_input if isinstance(tool_input, str) else str(tool_input)
 
 
 def start_tool_run(
     config: RunnableConfig, tool: _Tool, tool_input: Any, tool_call_id: str | None
 ) -> RunManager | None:
     """Start a tool run and send ``on_tool_start``; ``None`` when nobody listens."""
-    start = _start_tool_run(config, tool, tool_input, tool_call_id)
-    if start is None:
+    if not config.get("callbacks"):
         return None
-    run, event, args, kwargs = start
-    _callbacks._dispatch(run.handlers, event, args, kwargs)
-    return run
+    return start_run(
+        config, "tool", tool.name, _text(tool_input), **_start_args(tool, tool_input, tool_call_id)
+    )
 
 
 async def astart_tool_run(
     config: RunnableConfig, tool: _Tool, tool_input: Any, tool_call_id: str | None
 ) -> RunManager | None:
     """Async twin of `start_tool_run`."""
-    start = _start_tool_run(config, tool, tool_input, tool_call_id)
-    if start is None:
+    if not config.get("callbacks"):
         return None
-    run, event, args, kwargs = start
-    await _callbacks._adispatch(run.handlers, event, args, kwargs)
-    return run
+    return await astart_run(
+        config, "tool", tool.name, _text(tool_input), **_start_args(tool, tool_input, tool_call_id)
+    )
 
 
 def with_tool_settings(

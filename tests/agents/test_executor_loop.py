@@ -340,3 +340,18 @@ async def test_agent_output_of_the_wrong_type_is_a_type_error(mode: Mode) -> Non
         "The agent must return an AgentAction, a list of AgentActions or an AgentFinish, "
         "got str: 'just text'"
     )
+
+
+@tool
+def stopper(text: str) -> str:
+    """Raises StopIteration, which must never escape as such."""
+    raise StopIteration
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_no_stop_iteration_escapes(mode: Mode) -> None:
+    executor = AgentExecutor(agent=ScriptAgent(act("stopper", "x")), tools=[stopper])
+    with pytest.raises(RuntimeError) as info:
+        await run(executor, {"input": "q"}, mode)
+    assert type(info.value) is RuntimeError
+    assert isinstance(info.value.__cause__, StopIteration)

@@ -144,6 +144,13 @@ def test_json_parser_stream_of_invalid_output_raises_like_invoke() -> None:
     assert str(info.value) == "Invalid json output: not json"
 
 
+def test_json_parser_stream_ends_with_the_type_invoke_gives() -> None:
+    streamed = list(JsonOutputParser().transform(chunks('{"p": 1', ".0}")))
+    assert streamed == [{"p": 1}, {"p": 1.0}]
+    assert [type(v["p"]) for v in streamed] == [int, float]
+    assert list(JsonOutputParser().transform(chunks('{"p": 1', "}"))) == [{"p": 1}]
+
+
 def test_json_parser_stream_of_null_yields_nothing() -> None:
     assert list(JsonOutputParser().transform(chunks("nu", "ll"))) == []
 

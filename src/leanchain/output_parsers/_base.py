@@ -204,6 +204,9 @@ async def _aiter_one(item: Any) -> AsyncIterator[Any]:
     yield item
 
 
+_NOTHING: Any = object()
+
+
 def _accumulate(total: Any, chunk: Any) -> Any:
     """The output so far plus `chunk`: strings concatenate, message chunks merge."""
     if isinstance(total, str) and isinstance(chunk, str):
@@ -221,7 +224,9 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
     ``+``), which is parsed with ``partial=True``; a value is yielded whenever it is not
     ``None`` and differs from the last one yielded. When the whole output does not parse
     partially, it is parsed once more with ``partial=False``, so a stream ends with the same
-    value — or the same `OutputParserException` — as `invoke` on the whole output.
+    value — or the same `OutputParserException` — as `invoke` on the whole output (a final
+    value equal to the last one yielded but of another type, ``1.0`` after ``1``, is yielded
+    too).
     """
 
     __slots__ = ()
@@ -237,9 +242,9 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
             if parsed is not None and parsed != last:
                 last = parsed
                 yield parsed
-        if total is not None and parsed is None:
-            final = self.parse_result([total])
-            if final is not None and final != last:
+        if total is not None:
+            final = self._final(total, parsed, last)
+            if final is not _NOTHING:
                 yield final
 
     async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[T]:
@@ -253,7 +258,18 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
             if parsed is not None and parsed != last:
                 last = parsed
                 yield parsed
-        if total is not None and parsed is None:
-            final = await self.aparse_result([total])
-            if final is not None and final != last:
+        if total is not None:
+            final = self._final(total, parsed, last)
+            if final is not _NOTHING:
                 yield final
+
+    def _final(self, total: Any, parsed: Any, last: Any) -> Any:
+        """What to yield once the input ends, so the stream ends where `invoke` would."""
+        if parsed is None:
+            # The whole output does not parse partially: parse it for real (and raise).
+            final = self.parse_result([total])
+            return final if final is not None and final != last else _NOTHING
+        if parsed is not last and repr(parsed) != repr(last):
+            # Equal but not the same: ``1`` streamed before the text grew to ``1.0``.
+            return parsed
+        return _NOTHING

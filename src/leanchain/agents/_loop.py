@@ -1,36 +1,26 @@
 """The agent loop, written once: plan, run the tools, record the steps, until a finish or a limit.
 
 `steps` (sync) and `asteps` (async) are the only two copies of the control flow; they yield
-`Planned`, `Stepped` and finally `Finished` events. Everything they decide on is in `AgentRun`,
-shared by both. `invoke`, `stream`, `iter` and their async twins are views of these events.
+`Planned`, `Stepped` and finally `Finished` events. Everything they decide on is in
+`AgentRun`, shared by both. `invoke`, `stream`, `iter` and their async twins are views of
+these events.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from typing import Any, TypeVar
 
-from leanchain.agents._stopping import finish_from_reply, forced_finish, log_stop
+from leanchain.agents._run import AgentRun
 from leanchain.agents._tools_run import arun_calls, run_calls
-from leanchain.agents._verbose import Trace
 from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep
-from leanchain.callbacks.manager import RunManager, astart_run, start_run
+from leanchain.callbacks.manager import astart_run, start_run
 from leanchain.errors import OutputParserException
-from leanchain.runnables.config import RunnableConfig, strip_run_keys
 
-if TYPE_CHECKING:
-    from leanchain.agents.executor import AgentExecutor
-
-__all__ = ["AgentRun", "Event", "Finished", "Planned", "Stepped", "asteps", "steps"]
+__all__ = ["Event", "Finished", "Planned", "Stepped", "asteps", "steps"]
 
 T = TypeVar("T")
-
-PARSE_ERROR_MESSAGE = (
-    "An output parsing error occurred. In order to pass this error back to the agent and have "
-    "it try again, pass `handle_parsing_errors=True` to the AgentExecutor. This is the error: "
-)
 
 
 class Planned:
@@ -65,229 +55,12 @@ class Finished:
 Event = Planned | Stepped | Finished
 
 
-def _add(total: Any, chunk: Any) -> Any:
-    try:
-        return total + chunk
-    except TypeError:
-        return chunk
-
-
-def _as_plan(output: Any) -> AgentFinish | list[AgentAction]:
-    if isinstance(output, AgentFinish):
-        return output
-    if isinstance(output, AgentAction):
-        return [output]
-    if isinstance(output, list) and all(isinstance(a, AgentAction) for a in output):
-        return output
-    raise TypeError(
-        "The agent must return an AgentAction, a list of AgentActions or an AgentFinish, "
-        f"got {type(output).__name__}: {output!r}"
-    )
-
-
-def _handled_observation(exc: Exception, handler: bool | str | Callable[..., Any]) -> Any:
-    if isinstance(handler, bool):
-        return str(exc)
-    if isinstance(handler, str):
-        return handler
-    return handler(exc)
-
-
-class AgentRun:
-    """The state of one run and every decision of the loop; the generators only sequence it."""
-
-    __slots__ = (
-        "config",
-        "ex",
-        "inputs",
-        "iterations",
-        "run",
-        "start",
-        "steps",
-        "trace",
-    )
-
-    def __init__(self, ex: AgentExecutor, inputs: dict[str, Any], config: RunnableConfig) -> None:
-        self.ex = ex
-        self.inputs = inputs
-        self.config = config
-        self.run: RunManager | None = None
-        self.steps: list[tuple[AgentAction, Any]] = []
-        self.iterations = 0
-        self.start = time.monotonic()
-        self.trace = Trace(list(ex.tool_names)) if ex.verbose else None
-
-    # -- start and end ----------------------------------------------------------------------
-
-    def begin(self, run: RunManager | None) -> None:
-        """Adopt the executor's run (or none) and start the clock."""
-        self.run = run
-        # The agent and the tools run as children of the executor's run with the caller's
-        # whole config (leanchain: LangChain hands them the callbacks only).
-        self.config = run.child_config(self.config) if run else strip_run_keys(self.config)
-        self.start = time.monotonic()
-        if self.trace:
-            self.trace.start()
-
-    def finished(self, finish: AgentFinish) -> Finished:
-        """The final event for `finish` (the callbacks are told by the caller)."""
-        outputs = dict(finish.return_values)
-        if self.ex.return_intermediate_steps:
-            outputs["intermediate_steps"] = self.steps
-        if self.trace:
-            self.trace.finish(finish)
-        return Finished(finish, outputs)
-
-    # -- limits -----------------------------------------------------------------------------
-
-    @property
-    def time_elapsed(self) -> float:
-        """Seconds since the run started."""
-        return time.monotonic() - self.start
-
-    def should_continue(self) -> bool:
-        """Whether the iteration and time limits allow another iteration."""
-        ex = self.ex
-        if ex.max_iterations is not None and self.iterations >= ex.max_iterations:
-            return False
-        return ex.max_execution_time is None or self.time_elapsed < ex.max_execution_time
-
-    def deadline(self) -> float | None:
-        """The `time.monotonic` instant at which the time limit strikes."""
-        limit = self.ex.max_execution_time
-        return None if limit is None else self.start + limit
-
-    def stopping(self) -> None:
-        """Say that a limit ended the run."""
-        log_stop()
-        if self.trace:
-            self.trace.stopped()
-
-    def final_answer_input(self) -> dict[str, Any]:
-        """The input of the "generate" call: the inputs and every step so far."""
-        return {**self.inputs, "intermediate_steps": list(self.steps)}
-
-    # -- planning ---------------------------------------------------------------------------
-
-    def agent_input(self) -> dict[str, Any]:
-        """What the agent sees: the inputs and the (trimmed) steps so far."""
-        trim = self.ex.trim_intermediate_steps
-        if isinstance(trim, int):
-            seen = self.steps[-trim:] if trim > 0 else self.steps[:]
-        else:
-            seen = trim(self.steps[:])
-        return {**self.inputs, "intermediate_steps": seen}
-
-    def plan(self) -> AgentFinish | list[AgentAction]:
-        """Ask the agent what to do next.
-
-        The agent is streamed when someone listens, so that model tokens reach the callbacks
-        while the model answers; with no handler the chunks would serve no one, and invoking
-        gives the same decision for a fraction of the cost.
-        """
-        agent, config = self.ex.agent, self.config
-        if not self.ex.stream_runnable or self.run is None:
-            return _as_plan(agent.invoke(self.agent_input(), config))
-        total: Any = _NOTHING
-        for chunk in agent.stream(self.agent_input(), config):
-            total = chunk if total is _NOTHING else _add(total, chunk)
-        return _as_plan(None if total is _NOTHING else total)
-
-    async def aplan(self) -> AgentFinish | list[AgentAction]:
-        """Async `plan`."""
-        agent, config = self.ex.agent, self.config
-        if not self.ex.stream_runnable or self.run is None:
-            return _as_plan(await agent.ainvoke(self.agent_input(), config))
-        total: Any = _NOTHING
-        async for chunk in agent.astream(self.agent_input(), config):
-            total = chunk if total is _NOTHING else _add(total, chunk)
-        return _as_plan(None if total is _NOTHING else total)
-
-    def parse_error_step(self, exc: OutputParserException) -> AgentStep:
-        """The "_Exception" step for an unparsable reply, or the error the caller must raise.
-
-        Raises:
-            ValueError: ``handle_parsing_errors`` is off (chained from `exc`).
-        """
-        handler = self.ex.handle_parsing_errors
-        if handler is False:
-            raise ValueError(PARSE_ERROR_MESSAGE + str(exc)) from exc
-        text = str(exc)
-        if handler is True:
-            if exc.send_to_llm:
-                observation: Any = str(exc.observation)
-                text = str(exc.llm_output)
-            else:
-                observation = "Invalid or incomplete response"
-        elif isinstance(handler, str):
-            observation = handler
-        else:
-            observation = handler(exc)
-        return AgentStep(AgentAction("_Exception", observation, text), observation)
-
-    # -- acting -----------------------------------------------------------------------------
-
-    def tool_call(self, action: AgentAction) -> Callable[[], AgentStep]:
-        """The call that runs `action`'s tool and returns its step."""
-        ex, config = self.ex, self.config
-        tool = ex.tools_by_name.get(action.tool)
-        if tool is None:
-            step = AgentStep(action, ex.invalid_tool_observation(action.tool))
-            return lambda: step
-        handler = ex.handle_tool_errors
-
-        def call() -> AgentStep:
-            try:
-                observation = tool.invoke(action.tool_input, config)
-            except Exception as exc:
-                if handler is False:
-                    raise
-                observation = _handled_observation(exc, handler)
-            return AgentStep(action, observation)
-
-        return call
-
-    def atool_call(self, action: AgentAction) -> Callable[[], Awaitable[AgentStep]]:
-        """Async `tool_call`."""
-        ex, config = self.ex, self.config
-        tool = ex.tools_by_name.get(action.tool)
-        handler = ex.handle_tool_errors
-
-        async def call() -> AgentStep:
-            if tool is None:
-                return AgentStep(action, ex.invalid_tool_observation(action.tool))
-            try:
-                observation = await tool.ainvoke(action.tool_input, config)
-            except Exception as exc:
-                if handler is False:
-                    raise
-                observation = _handled_observation(exc, handler)
-            return AgentStep(action, observation)
-
-        return call
-
-    def record(self, steps: list[AgentStep]) -> AgentFinish | None:
-        """Keep the iteration's steps; the finish when one of them is a return_direct tool's."""
-        self.iterations += 1
-        self.steps.extend((step.action, step.observation) for step in steps)
-        if self.trace:
-            self.trace.steps(steps)
-        tools = self.ex.tools_by_name
-        for step in steps:
-            tool = tools.get(step.action.tool)
-            if tool is not None and tool.return_direct and step.action.tool != "_Exception":
-                return AgentFinish({"output": step.observation}, "")
-        return None
-
-
-_NOTHING: Any = object()
-
-
 def steps(run: AgentRun) -> Iterator[Event]:
     """The sync loop."""
-    config, ex = run.config, run.ex
     manager = (
-        start_run(config, "chain", ex.get_name(), run.inputs) if config.get("callbacks") else None
+        start_run(run.config, "chain", run.ex.get_name(), run.inputs)
+        if run.config.get("callbacks")
+        else None
     )
     run.begin(manager)
     try:
@@ -305,15 +78,10 @@ def steps(run: AgentRun) -> Iterator[Event]:
             if isinstance(plan, AgentFinish):
                 finish = plan
                 break
-            if run.trace:
-                run.trace.actions(plan)
-            if manager:
-                for action in plan:
-                    manager.emit("on_agent_action", action)
+            run.announce(plan)
             yield Planned(plan)
-            done = run_calls(
-                [run.tool_call(a) for a in plan], ex.max_tool_concurrency, run.deadline()
-            )
+            calls = [run.tool_call(action) for action in plan]
+            done = run_calls(calls, run.ex.max_tool_concurrency, run.deadline())
             if done is None:
                 break
             finish = run.record(done)
@@ -321,14 +89,8 @@ def steps(run: AgentRun) -> Iterator[Event]:
             if finish is not None:
                 break
         if finish is None:
-            run.stopping()
-            chain = ex.final_answer_chain
-            finish = (
-                forced_finish()
-                if chain is None
-                else finish_from_reply(chain.invoke(run.final_answer_input(), run.config))
-            )
-        event = run.finished(finish)
+            finish = run.stop()
+        event = Finished(finish, run.outputs(finish))
         if manager:
             manager.emit("on_agent_finish", finish)
             manager.on_end({**run.inputs, **event.outputs})
@@ -353,17 +115,11 @@ async def _limited(work: Coroutine[Any, Any, T], remaining: float | None) -> tup
         raise
 
 
-def _remaining(run: AgentRun) -> float | None:
-    deadline = run.deadline()
-    return None if deadline is None else deadline - time.monotonic()
-
-
 async def asteps(run: AgentRun) -> AsyncIterator[Event]:
     """The async loop; the time limit cancels the planning call or the tool calls in flight."""
-    config, ex = run.config, run.ex
     manager = (
-        await astart_run(config, "chain", ex.get_name(), run.inputs)
-        if config.get("callbacks")
+        await astart_run(run.config, "chain", run.ex.get_name(), run.inputs)
+        if run.config.get("callbacks")
         else None
     )
     run.begin(manager)
@@ -371,7 +127,7 @@ async def asteps(run: AgentRun) -> AsyncIterator[Event]:
         finish: AgentFinish | None = None
         while run.should_continue():
             try:
-                in_time, plan = await _limited(run.aplan(), _remaining(run))
+                in_time, plan = await _limited(run.aplan(), run.remaining())
             except OutputParserException as exc:
                 step = run.parse_error_step(exc)
                 if manager:
@@ -384,15 +140,11 @@ async def asteps(run: AgentRun) -> AsyncIterator[Event]:
             if isinstance(plan, AgentFinish):
                 finish = plan
                 break
-            if run.trace:
-                run.trace.actions(plan)
-            if manager:
-                for action in plan:
-                    await manager.aemit("on_agent_action", action)
+            await run.aannounce(plan)
             yield Planned(plan)
-            calls = [run.atool_call(a) for a in plan]
+            calls = [run.atool_call(action) for action in plan]
             in_time, done = await _limited(
-                arun_calls(calls, ex.max_tool_concurrency), _remaining(run)
+                arun_calls(calls, run.ex.max_tool_concurrency), run.remaining()
             )
             if not in_time or done is None:
                 break
@@ -401,14 +153,8 @@ async def asteps(run: AgentRun) -> AsyncIterator[Event]:
             if finish is not None:
                 break
         if finish is None:
-            run.stopping()
-            chain = ex.final_answer_chain
-            finish = (
-                forced_finish()
-                if chain is None
-                else finish_from_reply(await chain.ainvoke(run.final_answer_input(), run.config))
-            )
-        event = run.finished(finish)
+            finish = await run.astop()
+        event = Finished(finish, run.outputs(finish))
         if manager:
             await manager.aemit("on_agent_finish", finish)
             await manager.aon_end({**run.inputs, **event.outputs})

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, cast
 
-from leanchain.agents._loop import AgentRun, Event, Finished, Planned, Stepped, asteps, steps
+from leanchain.agents._loop import Event, Finished, Planned, Stepped, asteps, steps
+from leanchain.agents._run import AgentRun
 from leanchain.agents._stopping import final_answer_chain
 from leanchain.agents.schema import AgentAction
 from leanchain.callbacks.manager import Callbacks

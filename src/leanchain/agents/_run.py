@@ -1,0 +1,280 @@
+"""The state of one agent run, and every decision the loop takes on it.
+
+`AgentRun` is shared by the sync and the async loop (`_loop`): planning, parse-error steps,
+tool calls, return_direct, limits and the stopped response are decided here once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from leanchain.agents._stopping import finish_from_reply, forced_finish, log_stop
+from leanchain.agents._verbose import Trace
+from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep
+from leanchain.callbacks.manager import RunManager
+from leanchain.errors import OutputParserException
+from leanchain.runnables.base import Runnable
+from leanchain.runnables.config import RunnableConfig, strip_run_keys
+
+if TYPE_CHECKING:
+    from leanchain.agents.executor import AgentExecutor
+
+__all__ = ["PARSE_ERROR_MESSAGE", "AgentRun"]
+
+PARSE_ERROR_MESSAGE = (
+    "An output parsing error occurred. In order to pass this error back to the agent and have "
+    "it try again, pass `handle_parsing_errors=True` to the AgentExecutor. This is the error: "
+)
+
+_NOTHING: Any = object()
+
+
+def _add(total: Any, chunk: Any) -> Any:
+    try:
+        return total + chunk
+    except TypeError:
+        return chunk
+
+
+def _as_plan(output: Any) -> AgentFinish | list[AgentAction]:
+    if isinstance(output, AgentFinish):
+        return output
+    if isinstance(output, AgentAction):
+        return [output]
+    if isinstance(output, list) and all(isinstance(a, AgentAction) for a in output):
+        return output
+    raise TypeError(
+        "The agent must return an AgentAction, a list of AgentActions or an AgentFinish, "
+        f"got {type(output).__name__}: {output!r}"
+    )
+
+
+def _handled_observation(exc: Exception, handler: bool | str | Callable[..., Any]) -> Any:
+    if isinstance(handler, bool):
+        return str(exc)
+    if isinstance(handler, str):
+        return handler
+    return handler(exc)
+
+
+class AgentRun:
+    """The state of one run and every decision of the loop; the generators only sequence it."""
+
+    __slots__ = (
+        "config",
+        "ex",
+        "inputs",
+        "iterations",
+        "run",
+        "start",
+        "steps",
+        "trace",
+    )
+
+    def __init__(self, ex: AgentExecutor, inputs: dict[str, Any], config: RunnableConfig) -> None:
+        self.ex = ex
+        self.inputs = inputs
+        self.config = config
+        self.run: RunManager | None = None
+        self.steps: list[tuple[AgentAction, Any]] = []
+        self.iterations = 0
+        self.start = time.monotonic()
+        self.trace = Trace(list(ex.tool_names)) if ex.verbose else None
+
+    # -- start and end ----------------------------------------------------------------------
+
+    def begin(self, run: RunManager | None) -> None:
+        """Adopt the executor's run (or none) and start the clock."""
+        self.run = run
+        # The agent and the tools run as children of the executor's run with the caller's
+        # whole config (leanchain: LangChain hands them the callbacks only).
+        self.config = run.child_config(self.config) if run else strip_run_keys(self.config)
+        self.start = time.monotonic()
+        if self.trace:
+            self.trace.start()
+
+    def outputs(self, finish: AgentFinish) -> dict[str, Any]:
+        """The run's outputs for `finish` (the callbacks are told by the caller)."""
+        outputs = dict(finish.return_values)
+        if self.ex.return_intermediate_steps:
+            outputs["intermediate_steps"] = self.steps
+        if self.trace:
+            self.trace.finish(finish)
+        return outputs
+
+    # -- limits -----------------------------------------------------------------------------
+
+    @property
+    def time_elapsed(self) -> float:
+        """Seconds since the run started."""
+        return time.monotonic() - self.start
+
+    def should_continue(self) -> bool:
+        """Whether the iteration and time limits allow another iteration."""
+        ex = self.ex
+        if ex.max_iterations is not None and self.iterations >= ex.max_iterations:
+            return False
+        return ex.max_execution_time is None or self.time_elapsed < ex.max_execution_time
+
+    def deadline(self) -> float | None:
+        """The `time.monotonic` instant at which the time limit strikes."""
+        limit = self.ex.max_execution_time
+        return None if limit is None else self.start + limit
+
+    def remaining(self) -> float | None:
+        """Seconds left before the time limit strikes."""
+        deadline = self.deadline()
+        return None if deadline is None else deadline - time.monotonic()
+
+    def _stopping(self) -> Runnable[Any, Any] | None:
+        log_stop()
+        if self.trace:
+            self.trace.stopped()
+        return self.ex.final_answer_chain
+
+    def stop(self) -> AgentFinish:
+        """The stopped response, once a limit ended the run."""
+        chain = self._stopping()
+        if chain is None:
+            return forced_finish()
+        return finish_from_reply(chain.invoke(self._final_answer_input(), self.config))
+
+    async def astop(self) -> AgentFinish:
+        """Async `stop`."""
+        chain = self._stopping()
+        if chain is None:
+            return forced_finish()
+        return finish_from_reply(await chain.ainvoke(self._final_answer_input(), self.config))
+
+    def _final_answer_input(self) -> dict[str, Any]:
+        return {**self.inputs, "intermediate_steps": list(self.steps)}
+
+    # -- planning ---------------------------------------------------------------------------
+
+    def agent_input(self) -> dict[str, Any]:
+        """What the agent sees: the inputs and the (trimmed) steps so far."""
+        trim = self.ex.trim_intermediate_steps
+        if isinstance(trim, int):
+            seen = self.steps[-trim:] if trim > 0 else self.steps[:]
+        else:
+            seen = trim(self.steps[:])
+        return {**self.inputs, "intermediate_steps": seen}
+
+    def plan(self) -> AgentFinish | list[AgentAction]:
+        """Ask the agent what to do next.
+
+        The agent is streamed when someone listens, so that model tokens reach the callbacks
+        while the model answers; with no handler the chunks would serve no one, and invoking
+        gives the same decision for a fraction of the cost.
+        """
+        agent, config = self.ex.agent, self.config
+        if not self.ex.stream_runnable or self.run is None:
+            return _as_plan(agent.invoke(self.agent_input(), config))
+        total: Any = _NOTHING
+        for chunk in agent.stream(self.agent_input(), config):
+            total = chunk if total is _NOTHING else _add(total, chunk)
+        return _as_plan(None if total is _NOTHING else total)
+
+    async def aplan(self) -> AgentFinish | list[AgentAction]:
+        """Async `plan`."""
+        agent, config = self.ex.agent, self.config
+        if not self.ex.stream_runnable or self.run is None:
+            return _as_plan(await agent.ainvoke(self.agent_input(), config))
+        total: Any = _NOTHING
+        async for chunk in agent.astream(self.agent_input(), config):
+            total = chunk if total is _NOTHING else _add(total, chunk)
+        return _as_plan(None if total is _NOTHING else total)
+
+    def parse_error_step(self, exc: OutputParserException) -> AgentStep:
+        """The "_Exception" step for an unparsable reply, or the error the caller must raise.
+
+        Raises:
+            ValueError: ``handle_parsing_errors`` is off (chained from `exc`).
+        """
+        handler = self.ex.handle_parsing_errors
+        if handler is False:
+            raise ValueError(PARSE_ERROR_MESSAGE + str(exc)) from exc
+        text = str(exc)
+        if handler is True:
+            if exc.send_to_llm:
+                observation: Any = str(exc.observation)
+                text = str(exc.llm_output)
+            else:
+                observation = "Invalid or incomplete response"
+        elif isinstance(handler, str):
+            observation = handler
+        else:
+            observation = handler(exc)
+        return AgentStep(AgentAction("_Exception", observation, text), observation)
+
+    # -- acting -----------------------------------------------------------------------------
+
+    def announce(self, actions: list[AgentAction]) -> None:
+        """Tell the trace and the callbacks what the agent is about to do."""
+        if self.trace:
+            self.trace.actions(actions)
+        if self.run:
+            for action in actions:
+                self.run.emit("on_agent_action", action)
+
+    async def aannounce(self, actions: list[AgentAction]) -> None:
+        """Async `announce`."""
+        if self.trace:
+            self.trace.actions(actions)
+        if self.run:
+            for action in actions:
+                await self.run.aemit("on_agent_action", action)
+
+    def tool_call(self, action: AgentAction) -> Callable[[], AgentStep]:
+        """The call that runs `action`'s tool and returns its step."""
+        ex, config = self.ex, self.config
+        tool = ex.tools_by_name.get(action.tool)
+        if tool is None:
+            step = AgentStep(action, ex.invalid_tool_observation(action.tool))
+            return lambda: step
+        handler = ex.handle_tool_errors
+
+        def call() -> AgentStep:
+            try:
+                observation = tool.invoke(action.tool_input, config)
+            except Exception as exc:
+                if handler is False:
+                    raise
+                observation = _handled_observation(exc, handler)
+            return AgentStep(action, observation)
+
+        return call
+
+    def atool_call(self, action: AgentAction) -> Callable[[], Awaitable[AgentStep]]:
+        """Async `tool_call`."""
+        ex, config = self.ex, self.config
+        tool = ex.tools_by_name.get(action.tool)
+        handler = ex.handle_tool_errors
+
+        async def call() -> AgentStep:
+            if tool is None:
+                return AgentStep(action, ex.invalid_tool_observation(action.tool))
+            try:
+                observation = await tool.ainvoke(action.tool_input, config)
+            except Exception as exc:
+                if handler is False:
+                    raise
+                observation = _handled_observation(exc, handler)
+            return AgentStep(action, observation)
+
+        return call
+
+    def record(self, steps: list[AgentStep]) -> AgentFinish | None:
+        """Keep the iteration's steps; the finish when one of them is a return_direct tool's."""
+        self.iterations += 1
+        self.steps.extend((step.action, step.observation) for step in steps)
+        if self.trace:
+            self.trace.steps(steps)
+        tools = self.ex.tools_by_name
+        for step in steps:
+            tool = tools.get(step.action.tool)
+            if tool is not None and tool.return_direct and step.action.tool != "_Exception":
+                return AgentFinish({"output": step.observation}, "")
+        return None

@@ -45,6 +45,11 @@ _NUMBER_PREFIX: Final = re.compile(
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _MARKDOWN_FENCE: Final = re.compile(r"```(?:json)?(.*?)(?:```|\Z)", re.DOTALL)
 _MARKDOWN_STRIP: Final = " \n\r\t`"
+# json.loads builds a new decoder per call when given strict=; these are built once.
+_DECODERS: Final[dict[bool, Callable[[str], Any]]] = {
+    False: json.JSONDecoder(strict=False).decode,
+    True: json.JSONDecoder().decode,
+}
 
 # The open containers, innermost first, as a linked list of (closer, opener position, position
 # of the last comma directly inside it or -1, outer): pushing, popping and moving the comma
@@ -159,7 +164,7 @@ class JsonPrefixScan:
         stack = self.stack
         if stack is None and not self.in_string:
             try:
-                return json.loads(text, strict=strict)
+                return _DECODERS[strict](text)
             except json.JSONDecodeError:
                 pass
             except RecursionError:
@@ -229,7 +234,7 @@ def parse_partial_json(s: str, *, strict: bool = False) -> Any:
         json.JSONDecodeError: ``s`` is not a prefix of JSON text or holds no value yet.
     """
     try:
-        return json.loads(s, strict=strict)
+        return _DECODERS[strict](s)
     except json.JSONDecodeError:
         pass
     except RecursionError:
@@ -267,7 +272,7 @@ def _too_deep(text: str) -> json.JSONDecodeError:
 def _loads(candidate: str, text: str, offset: int, strict: bool) -> Any:
     """``json.loads`` of a repaired piece of ``text``, errors pointing into ``text``."""
     try:
-        return json.loads(candidate, strict=strict)
+        return _DECODERS[strict](candidate)
     except json.JSONDecodeError as exc:
         raise json.JSONDecodeError(exc.msg, text, min(offset + exc.pos, len(text))) from None
     except RecursionError:
@@ -303,7 +308,7 @@ def _is_key(text: str, start: int, stack: _Stack) -> bool:
 def _drop_key(text: str, start: int, key: str, strict: bool) -> int:
     """Where to cut to drop the key at ``start`` (and its comma); ``len(text)`` if invalid."""
     try:
-        json.loads(key, strict=strict)
+        _DECODERS[strict](key)
     except json.JSONDecodeError:
         return len(text)
     p = _prev(text, start)

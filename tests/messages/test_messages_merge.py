@@ -366,6 +366,17 @@ def test_many_pieces_of_one_argument_stream() -> None:
     )
 
 
+def test_a_copy_with_other_chunks_does_not_reuse_stale_scans() -> None:
+    left = AIMessageChunk("", tool_call_chunks=[tool_call_chunk(args='{"a": "x', index=0)])
+    left = left + AIMessageChunk("", tool_call_chunks=[tool_call_chunk(args="y", index=0)])
+    swapped = left.model_copy(
+        update={"tool_call_chunks": [tool_call_chunk(args='["not", "an object"', index=0)]}
+    )
+    more = AIMessageChunk("", tool_call_chunks=[tool_call_chunk(args="]", index=0)])
+    assert (swapped + more).invalid_tool_calls == [invalid_tool_call(args='["not", "an object"]')]
+    assert (left + more).tool_calls == [tool_call(name="", args={"a": "xy]"}, id=None)]
+
+
 # Properties: any split of a message into chunks adds back up to the whole.
 
 

@@ -26,8 +26,6 @@ from ._usage import UsageMetadata, add_usage
 
 __all__ = ["AIMessage", "AIMessageChunk"]
 
-_set = object.__setattr__
-
 # Stands for "these arguments are not a prefix of JSON": no continuation can repair them.
 _BROKEN: Final = JsonPrefixScan(0, None, 0, False, -1, -1)
 
@@ -110,8 +108,11 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
     chunk_position: Literal["last"] | None = None
     """ "last" on the final piece of a stream."""
 
-    # The partial-JSON scan of each chunk's args, so that the next piece resumes it.
-    _arg_scans: tuple[JsonPrefixScan | None, ...] | None = PrivateAttr(default=None)
+    # Each chunk's args with their partial-JSON scan, so that the next piece resumes it. A
+    # scan is used only while the chunk still holds that very string (model_copy may not).
+    _arg_scans: tuple[tuple[str | None, JsonPrefixScan | None], ...] | None = PrivateAttr(
+        default=None
+    )
 
     def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
         super().__init__(content, **kwargs)
@@ -138,13 +139,13 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         ai = [o for o in others if isinstance(o, AIMessageChunk)]
         fields = self._merge_common(others)
         fields["id"] = _preferred_id([self.id, *(o.id for o in others)])
-        scans: tuple[JsonPrefixScan | None, ...] | None = None
+        scans: tuple[tuple[str | None, JsonPrefixScan | None], ...] | None = None
         if self.tool_call_chunks or any(o.tool_call_chunks for o in ai):
             chunks, scan_list = _merge_tool_call_chunks(self, ai)
             fields["tool_calls"], fields["invalid_tool_calls"] = _calls_from_chunks(
                 chunks, scan_list
             )
-            scans = tuple(scan_list)
+            scans = tuple((c["args"], scan) for c, scan in zip(chunks, scan_list, strict=True))
         else:
             chunks = []
             fields["tool_calls"], fields["invalid_tool_calls"] = [], []
@@ -156,9 +157,7 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         fields["tool_call_chunks"] = chunks
         last = self.chunk_position == "last" or any(o.chunk_position == "last" for o in ai)
         fields["chunk_position"] = "last" if last else None
-        message = self._construct(fields)
-        _set(message, "__pydantic_private__", {"_arg_scans": scans})
-        return message
+        return self._construct(fields, {"_arg_scans": scans})
 
 
 _INVALID_DEFAULTS: Final[dict[str, Any]] = {"name": None, "args": None, "id": None, "error": None}
@@ -276,8 +275,13 @@ class _Joined:
 def _merge_tool_call_chunks(
     left: AIMessageChunk, others: Sequence[AIMessageChunk]
 ) -> tuple[list[ToolCallChunk], list[JsonPrefixScan | None]]:
-    scans = left._arg_scans or (None,) * len(left.tool_call_chunks)
-    joined = [_Joined(c, s) for c, s in zip(left.tool_call_chunks, scans, strict=True)]
+    known = left._arg_scans or ()
+    joined = []
+    for position, chunk in enumerate(left.tool_call_chunks):
+        resume = None
+        if position < len(known) and known[position][0] is chunk["args"]:
+            resume = known[position][1]
+        joined.append(_Joined(chunk, resume))
     for other in others:
         for piece in other.tool_call_chunks:
             target = _continued(joined, piece)

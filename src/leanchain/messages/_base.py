@@ -68,22 +68,20 @@ class BaseMessage(BaseModel):
         super().__init__(**content_kwargs(content, kwargs))
 
     @classmethod
-    def _construct(cls, fields: dict[str, Any]) -> Self:
+    def _construct(cls, fields: dict[str, Any], private: dict[str, Any] | None = None) -> Self:
         """An instance from already valid field values, in field order, without validation.
 
         The fast path for data leanchain itself produced (merged chunks, formatted prompts):
-        ``fields`` must hold every field, already of the right type.
+        ``fields`` must hold every field, already of the right type; private attributes
+        (``private``) default to ``None``.
         """
         message = cls.__new__(cls)
         _set(message, "__dict__", fields)
         _set(message, "__pydantic_fields_set__", set(fields))
         _set(message, "__pydantic_extra__", None)
-        private = cls.__private_attributes__
-        _set(
-            message,
-            "__pydantic_private__",
-            {key: attr.get_default() for key, attr in private.items()} if private else None,
-        )
+        if private is None and cls.__private_attributes__:
+            private = {key: None for key in cls.__private_attributes__}
+        _set(message, "__pydantic_private__", private)
         return message
 
     def __eq__(self, other: object) -> bool:

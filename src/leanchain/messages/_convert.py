@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 MessageLikeRepresentation: TypeAlias = (
-    "BaseMessage | str | tuple[str, Any] | list[Any] | dict[str, Any]"
+    BaseMessage | str | tuple[str, Any] | list[Any] | dict[str, Any]
 )
 """What :func:`convert_to_messages` accepts for one message."""
 

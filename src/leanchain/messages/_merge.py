@@ -13,7 +13,7 @@ from typing import Any, Final, TypeAlias
 
 __all__ = ["Content", "merge_content", "merge_dicts", "merge_lists", "merge_obj"]
 
-Content: TypeAlias = "str | list[str | dict[str, Any]]"
+Content: TypeAlias = str | list[str | dict[str, Any]]
 """A message's content: text, or a list of strings and content-block dicts."""
 
 _KEEP_IF_EQUAL: Final = frozenset({"id", "output_version", "model_provider"})

@@ -2,8 +2,9 @@
 
 ``parse_partial_json`` closes whatever the text left open (strings, arrays, objects) and drops
 what cannot be completed yet (a key without its value, a trailing comma, a half-written
-``true``), in one left-to-right pass with no backtracking: the text is scanned once for its
-brackets and strings, closed up once, and handed once to :func:`json.loads`.
+``true``), with no backtracking: the text is scanned once for its brackets, commas and
+strings, and the elements of each open container are decoded by :mod:`json`'s C decoder.
+A :class:`JsonPrefixScan` kept between calls makes a growing text cost only its new part.
 
 Semantics (LangChain's ``parse_partial_json`` where it is sound, stricter where it is not):
 

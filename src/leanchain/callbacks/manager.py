@@ -10,7 +10,6 @@ A handler that raises is logged and ignored, unless it sets ``raise_error``.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import threading
@@ -112,6 +111,8 @@ def merge_callbacks(left: Callbacks, right: Callbacks) -> Callbacks:
 
 def _run_coroutine(coro: Coroutine[Any, Any, Any]) -> None:
     """Run an async handler's coroutine to completion from synchronous code."""
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

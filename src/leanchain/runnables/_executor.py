@@ -13,16 +13,17 @@ permits.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import functools
 import os
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = [
     "Limiter",
@@ -46,6 +47,8 @@ def get_executor() -> ThreadPoolExecutor:
     """The shared thread pool, created on first use."""
     global _pool
     if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
         with _pool_lock:
             if _pool is None:
                 _pool = ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="leanchain")
@@ -262,6 +265,8 @@ async def arun_as_completed(
 async def _gather_as_completed(
     tasks: Sequence[Callable[[], Awaitable[T]]],
 ) -> AsyncGenerator[tuple[int, T], None]:
+    import asyncio
+
     async def indexed(i: int) -> tuple[int, T]:
         return i, await tasks[i]()
 
@@ -282,6 +287,8 @@ async def _abounded(
     tasks: Sequence[Callable[[], Awaitable[T]]], limiter: Limiter
 ) -> AsyncGenerator[tuple[int, T], None]:
     """Worker coroutines pull tasks from one queue: the caller's own worker needs no permit."""
+    import asyncio
+
     n = len(tasks)
     next_index = 0
     queue: asyncio.Queue[tuple[int, Any, BaseException | None]] = asyncio.Queue()
@@ -323,6 +330,9 @@ async def run_in_executor(func: Callable[..., T], *args: Any, **kwargs: Any) -> 
     Context variables travel into the worker thread. A `StopIteration` raised by `func`
     becomes a `RuntimeError`, since it cannot cross a coroutine boundary.
     """
+    # Imported here, not at the top: asyncio (which imports ssl) would double the time and
+    # memory that ``import leanchain`` costs, for users who never go async.
+    import asyncio
 
     def call() -> T:
         try:

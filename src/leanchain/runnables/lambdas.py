@@ -249,6 +249,10 @@ class RunnableLambda(Runnable[Input, Output]):
         if self._func_config:
             kwargs = {**kwargs, "config": config}
         if self._func_gen:
+            if not config:
+                # Nothing to publish: the generator runs as it is, at plain-generator speed.
+                yield from func(input, **kwargs)
+                return
             ctx = contextvars.copy_context()
             ctx.run(_current.set, config)
             gen = ctx.run(func, input, **kwargs)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import itertools
 import queue
@@ -144,6 +143,8 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
     async def _astream_branches(
         self, input: AsyncIterator[Any], config: RunnableConfig, run: RunManager | None
     ) -> AsyncIterator[AddableDict]:
+        import asyncio
+
         keys = list(self.steps__)
         configs = self._branch_configs(config, run)
         inputs = _atee(input, len(keys))
@@ -240,6 +241,8 @@ def _locked_tee(source: Iterator[Any], n: int) -> list[Iterator[Any]]:
 
 def _atee(source: AsyncIterator[Any], n: int) -> list[AsyncIterator[Any]]:
     """Split an async iterator into `n` that each see every item."""
+    import asyncio
+
     if n == 1:
         return [source]
     buffers: list[list[Any]] = [[] for _ in range(n)]

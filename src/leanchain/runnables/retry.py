@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -104,6 +103,8 @@ class RunnableRetry(Runnable[Input, Output]):
     async def _ainvoke(
         self, input: Any, config: RunnableConfig, run: RunManager | None, kwargs: dict[str, Any]
     ) -> Output:
+        import asyncio
+
         attempt = 1
         while True:
             try:
@@ -165,6 +166,8 @@ class RunnableRetry(Runnable[Input, Output]):
         **kwargs: Any,
     ) -> list[Output]:
         """Async `batch`."""
+        import asyncio
+
         configs = get_config_list(config, len(inputs))
         results: list[Any] = [None] * len(inputs)
         pending = list(range(len(inputs)))

@@ -1,0 +1,332 @@
+"""`ChatAnthropic`: the Anthropic Messages API through the ``anthropic`` SDK."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from pydantic import SecretStr
+
+from leanchain.callbacks.manager import RunManager
+from leanchain.errors import StreamError
+from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
+from leanchain.messages import AIMessage, BaseMessage, message_chunk_to_message
+
+from ._anthropic_convert import (
+    AnthropicStreamReader,
+    anthropic_tool_choice,
+    anthropic_tools,
+    message_from_anthropic,
+    to_anthropic_messages,
+)
+from ._common import ProviderChatModel, check_tool_pairing
+
+if TYPE_CHECKING:
+    from leanchain.language_models import LanguageModelInput, ToolChoice
+    from leanchain.runnables import Runnable
+    from leanchain.tools import ToolLike
+
+__all__ = ["ChatAnthropic"]
+
+_SAMPLING: Final = ("temperature", "top_p", "top_k")
+# Above this, with the SDK's default timeout, the SDK refuses a non-stream call for some models
+# (and above ~21,333 for all): such calls stream instead (provider-wire.md §3.1).
+_NON_STREAMING_MAX_TOKENS: Final = 8192
+_OWN_PARAMS: Final = frozenset(
+    {"max_tokens", "messages", "model", "stop_sequences", "stream", "system", "tool_choice"}
+    | {"tools", *_SAMPLING}
+)
+
+
+class ChatAnthropic(ProviderChatModel):
+    """A chat model served by the Anthropic Messages API.
+
+    Example::
+
+        model = ChatAnthropic(model="claude-sonnet-4-5", max_tokens=2048)  # ANTHROPIC_API_KEY
+
+    Args:
+        model: the model name.
+        api_key: the API key (default: ``ANTHROPIC_API_KEY``); kept as a `SecretStr`.
+        base_url: the API root *without* ``/v1`` (default: ``ANTHROPIC_BASE_URL``, else
+            Anthropic's).
+        max_tokens: the reply's token limit (the API requires one). Above 8,192, a call made
+            with the SDK's default timeout streams internally, as the SDK requires.
+        temperature, top_p, top_k: sampling settings. SDK 2.x has no arguments for them and
+            the current API version may reject them, so they are sent only when set, in the
+            request body.
+        stop_sequences: default stop sequences, used when a call passes none.
+        timeout: seconds per attempt (default: the SDK's 600 s, 5 s to connect).
+        max_retries: retries the SDK makes on 408/409/429/5xx/529 and connection errors;
+            leanchain adds none of its own.
+        parallel_tool_calls: ``False`` sends ``disable_parallel_tool_use`` with tools.
+        extra_body: more JSON fields for the request body.
+        model_kwargs: more ``create()`` parameters (``metadata``, ``thinking``, ...).
+        name: the name shown in callbacks and events.
+        disable_streaming: as for `BaseChatModel`.
+
+    Raises:
+        ValueError: no API key, a base URL ending in ``/v1``, or conflicting settings.
+        ImportError: the ``anthropic`` package is not installed.
+    """
+
+    __slots__ = (
+        "_defaults",
+        "_sampling",
+        "max_tokens",
+        "parallel_tool_calls",
+        "stop_sequences",
+        "temperature",
+        "top_k",
+        "top_p",
+    )
+
+    _provider = "anthropic"
+    _sdk_name = "anthropic"
+    _key_env = "ANTHROPIC_API_KEY"
+
+    def __init__(
+        self,
+        *,
+        model: str = "claude-sonnet-4-5",
+        api_key: str | SecretStr | None = None,
+        base_url: str | None = None,
+        max_tokens: int = 4096,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        stop_sequences: Sequence[str] | None = None,
+        timeout: float | None = None,
+        max_retries: int = 2,
+        parallel_tool_calls: bool | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        model_kwargs: Mapping[str, Any] | None = None,
+        name: str | None = None,
+        disable_streaming: bool | Literal["tool_calling"] = False,
+    ) -> None:
+        if not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"max_tokens must be an int >= 1, got {max_tokens!r}")
+        base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        if base_url is not None and base_url.rstrip("/").endswith("/v1"):
+            raise ValueError(
+                f"base_url {base_url!r} ends in /v1, but the SDK adds /v1/messages itself: "
+                "give the root, e.g. 'http://127.0.0.1:8080'"
+            )
+        for key in model_kwargs or ():
+            if key in _OWN_PARAMS:
+                raise ValueError(
+                    f"model_kwargs[{key!r}] is set by ChatAnthropic itself; pass it as its own "
+                    "argument (or per call) instead"
+                )
+        super().__init__(
+            model=model,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            extra_body=extra_body,
+            model_kwargs=model_kwargs,
+            name=name,
+            disable_streaming=disable_streaming,
+        )
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.top_p = top_p
+        self.top_k = top_k
+        self.stop_sequences = list(stop_sequences) if stop_sequences else None
+        self.parallel_tool_calls = parallel_tool_calls
+        self._sampling = {
+            key: value
+            for key, value in (("temperature", temperature), ("top_p", top_p), ("top_k", top_k))
+            if value is not None
+        }
+        self._defaults: dict[str, Any] = {"max_tokens": max_tokens, **self.model_kwargs}
+
+    @property
+    def _llm_type(self) -> str:
+        return "anthropic-chat"
+
+    @property
+    def _identifying_params(self) -> Mapping[str, Any]:
+        return {"model_name": self.model, **self._defaults, **self._sampling}
+
+    def _make_client(self, *, is_async: bool) -> Any:
+        sdk = self._sdk
+        return (sdk.AsyncAnthropic if is_async else sdk.Anthropic)(**self._client_kwargs())
+
+    # -- requests -------------------------------------------------------------------------
+
+    def _params(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The ``create()`` arguments for one call (`kwargs` is the call's own dict)."""
+        check_tool_pairing(messages)
+        system, wire = to_anthropic_messages(messages)
+        params: dict[str, Any] = {"model": self.model, "messages": wire, **self._defaults}
+        if system is not None:
+            params["system"] = system
+        stop = stop if stop is not None else self.stop_sequences
+        if stop:
+            params["stop_sequences"] = list(stop)
+        tools = kwargs.pop("tools", None)
+        tool_choice = kwargs.pop("tool_choice", None)
+        parallel = kwargs.pop("parallel_tool_calls", self.parallel_tool_calls)
+        if tools:
+            formatted = anthropic_tools(tools)
+            params["tools"] = formatted
+            choice = anthropic_tool_choice(tool_choice, formatted, parallel)
+            if choice is not None:
+                params["tool_choice"] = choice
+        # SDK 2.x takes no sampling arguments: what is set goes in the body.
+        sampling = {key: kwargs.pop(key) for key in _SAMPLING if key in kwargs}
+        extra = kwargs.pop("extra_body", None)
+        if self._sampling or sampling or self.extra_body or extra:
+            params["extra_body"] = {
+                **self._sampling,
+                **sampling,
+                **(self.extra_body or {}),
+                **(extra or {}),
+            }
+        params.update(kwargs)
+        return params
+
+    def _must_stream(self, params: dict[str, Any]) -> bool:
+        return self.timeout is None and params["max_tokens"] > _NON_STREAMING_MAX_TOKENS
+
+    # -- the BaseChatModel hooks ----------------------------------------------------------
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        params = self._params(messages, stop, kwargs)
+        if self._must_stream(params):
+            return _result_from_chunks(list(self._stream_params(params)))
+        message = self._call(self._sync_client().messages.create, params)
+        return _result(message_from_anthropic(message))
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        params = self._params(messages, stop, kwargs)
+        if self._must_stream(params):
+            return _result_from_chunks([chunk async for chunk in self._astream_params(params)])
+        message = await self._acall(self._async_client().messages.create, params)
+        return _result(message_from_anthropic(message))
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        return self._stream_params(self._params(messages, stop, kwargs))
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        async for chunk in self._astream_params(self._params(messages, stop, kwargs)):
+            yield chunk
+
+    def _stream_params(self, params: dict[str, Any]) -> Iterator[ChatGenerationChunk]:
+        stream = self._call(self._sync_client().messages.create, {**params, "stream": True})
+        reader = AnthropicStreamReader()
+        with stream:
+            for event in self._guard(stream, _request_id(stream)):
+                chunk = reader.read(event)
+                if chunk is not None:
+                    yield ChatGenerationChunk(message=chunk)
+        yield self._last(reader, stream)
+
+    async def _astream_params(self, params: dict[str, Any]) -> AsyncIterator[ChatGenerationChunk]:
+        client = self._async_client()
+        stream = await self._acall(client.messages.create, {**params, "stream": True})
+        reader = AnthropicStreamReader()
+        async with stream:
+            async for event in self._aguard(stream, _request_id(stream)):
+                chunk = reader.read(event)
+                if chunk is not None:
+                    yield ChatGenerationChunk(message=chunk)
+        yield self._last(reader, stream)
+
+    def _last(self, reader: AnthropicStreamReader, stream: Any) -> ChatGenerationChunk:
+        if not reader.stopped:
+            raise StreamError(
+                "Anthropic stream ended before the answer was complete (no message_stop arrived)",
+                provider="anthropic",
+                status_code=200,
+                retryable=True,
+                request_id=_request_id(stream),
+            )
+        return ChatGenerationChunk(
+            message=reader.finish(), generation_info={"stop_reason": reader.stop_reason}
+        )
+
+    # -- tools ----------------------------------------------------------------------------
+
+    def bind_tools(
+        self,
+        tools: Sequence[ToolLike],
+        *,
+        tool_choice: ToolChoice | None = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """This model with `tools` offered on every call.
+
+        Args:
+            tools: tools, pydantic models, TypedDicts, functions or schema dicts (OpenAI or
+                Anthropic form; server tools pass unchanged).
+            tool_choice: a tool's name, ``"auto"``, ``"none"``, ``"any"``/``"required"``,
+                ``True`` (= any), ``False`` (= none) or an Anthropic ``tool_choice`` dict.
+            strict: ``True`` asks for guaranteed schema validation (``"strict": true``).
+            parallel_tool_calls: ``False`` asks for at most one call per reply
+                (``disable_parallel_tool_use``).
+            **kwargs: more arguments bound for every call.
+
+        Raises:
+            ValueError: `tool_choice` names no bound tool.
+        """
+        from leanchain.tools import convert_to_anthropic_tool
+
+        formatted = [convert_to_anthropic_tool(tool, strict=strict) for tool in tools]
+        if tool_choice is not None:
+            anthropic_tool_choice(tool_choice, formatted, parallel_tool_calls)  # fail early
+            kwargs["tool_choice"] = tool_choice
+        if parallel_tool_calls is not None:
+            kwargs["parallel_tool_calls"] = parallel_tool_calls
+        return self.bind(tools=formatted, **kwargs)
+
+
+def _request_id(stream: Any) -> str | None:
+    response = getattr(stream, "response", None)
+    return response.headers.get("request-id") if response is not None else None
+
+
+def _result(message: AIMessage) -> ChatResult:
+    stop_reason = message.response_metadata.get("stop_reason")
+    return ChatResult(
+        generations=[ChatGeneration(message=message, generation_info={"stop_reason": stop_reason})]
+    )
+
+
+def _result_from_chunks(chunks: list[ChatGenerationChunk]) -> ChatResult:
+    merged = chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]
+    message = message_chunk_to_message(merged.message)
+    return ChatResult(
+        generations=[ChatGeneration(message=message, generation_info=merged.generation_info)]
+    )

@@ -1,0 +1,257 @@
+"""What ChatOpenAI and ChatAnthropic share: settings, the secret key, lazy clients, error mapping.
+
+The SDK module is imported when a model object is created (never at ``import
+leanchain.providers``); its client is built on first use, once per model object (and, for the
+async client, once per event loop, because an ``httpx2`` async connection pool belongs to the
+loop that opened it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import threading
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from types import ModuleType
+from typing import Any, ClassVar, Literal, NoReturn, TypeVar
+
+from pydantic import SecretStr
+
+from leanchain.errors import ProviderError
+from leanchain.language_models import BaseChatModel
+from leanchain.messages import AIMessage, BaseMessage, ToolMessage
+
+from ._errors import map_provider_error
+
+__all__ = ["ProviderChatModel", "check_tool_pairing", "env_secret"]
+
+T = TypeVar("T")
+
+
+def env_secret(value: str | SecretStr | None, env: str) -> SecretStr | None:
+    """The key given, else the one in the environment variable ``env``, as a `SecretStr`."""
+    if value is None:
+        value = os.environ.get(env) or None
+    if value is None or isinstance(value, SecretStr):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"api_key must be a str or SecretStr, got {type(value).__name__}")
+    return SecretStr(value)
+
+
+def check_tool_pairing(messages: Sequence[BaseMessage]) -> None:
+    """Reject a history in which a tool call is unanswered or a tool result answers no call.
+
+    Both APIs answer 400 to such a history; failing here names the message at fault and sends
+    nothing. Every tool call of an AI message needs a `ToolMessage` with its id before the next
+    message of any other kind.
+
+    Raises:
+        ValueError: the tool calls and tool messages do not pair up.
+    """
+    pending: dict[str, int] = {}
+    for position, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            if pending.pop(message.tool_call_id, None) is None:
+                raise ValueError(
+                    f"Message {position} is a ToolMessage for tool_call_id "
+                    f"{message.tool_call_id!r}, but no tool call of the AI message before it "
+                    "has that id (or it was answered already)"
+                )
+            continue
+        if pending:
+            _unanswered(pending, position)
+        if isinstance(message, AIMessage):
+            ids = [call["id"] for call in message.tool_calls]
+            ids += [call["id"] for call in message.invalid_tool_calls]
+            pending = {call_id: position for call_id in ids if call_id}
+    if pending:
+        _unanswered(pending, len(messages))
+
+
+def _unanswered(pending: dict[str, int], position: int) -> NoReturn:
+    source = next(iter(pending.values()))
+    where = f"before message {position}" if position else "at the end of the messages"
+    raise ValueError(
+        f"The tool calls {sorted(pending)} of message {source} have no ToolMessage answering "
+        f"them {where}; every tool call needs a ToolMessage with its tool_call_id right after "
+        "the AI message that made it"
+    )
+
+
+class ProviderChatModel(BaseChatModel):
+    """The base of the provider adapters: settings, key, clients and error translation.
+
+    Subclasses set ``_provider``, ``_sdk_name``, ``_key_env`` and implement `_make_client`.
+    """
+
+    __slots__ = (
+        "_async_clients",
+        "_client",
+        "_lock",
+        "_sdk",
+        "api_key",
+        "base_url",
+        "extra_body",
+        "max_retries",
+        "model",
+        "model_kwargs",
+        "timeout",
+    )
+
+    _provider: ClassVar[str] = ""
+    _sdk_name: ClassVar[str] = ""
+    _key_env: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | SecretStr | None,
+        base_url: str | None,
+        timeout: float | None,
+        max_retries: int,
+        extra_body: Mapping[str, Any] | None,
+        model_kwargs: Mapping[str, Any] | None,
+        name: str | None,
+        disable_streaming: bool | Literal["tool_calling"],
+    ) -> None:
+        super().__init__(name=name, disable_streaming=disable_streaming)
+        cls = type(self).__name__
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"{cls} needs a model name, got {model!r}")
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        if not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        secret = env_secret(api_key, self._key_env)
+        if secret is None:
+            raise ValueError(
+                f"{cls} needs an API key: pass api_key=... or set {self._key_env} "
+                "(a server that checks no key accepts any placeholder, such as 'EMPTY')"
+            )
+        self._sdk = _import_sdk(self._sdk_name, cls)
+        self.model = model
+        self.api_key = secret
+        self.base_url = base_url
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.extra_body = dict(extra_body) if extra_body else None
+        self.model_kwargs = dict(model_kwargs) if model_kwargs else {}
+        self._lock = threading.Lock()
+        self._client: Any = None
+        self._async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        base = f", base_url={self.base_url!r}" if self.base_url else ""
+        return f"{type(self).__name__}(model={self.model!r}{base})"
+
+    @property
+    def model_name(self) -> str:
+        """The model's name (LangChain's attribute for it)."""
+        return self.model
+
+    # -- clients --------------------------------------------------------------------------
+
+    def _make_client(self, *, is_async: bool) -> Any:
+        """A new SDK client with this model's key, base URL, timeout and retries."""
+        raise NotImplementedError
+
+    def _client_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "api_key": self.api_key.get_secret_value(),
+            "max_retries": self.max_retries,
+        }
+        if self.base_url is not None:
+            kwargs["base_url"] = self.base_url
+        if self.timeout is not None:
+            kwargs["timeout"] = self.timeout
+        return kwargs
+
+    def _sync_client(self) -> Any:
+        client = self._client
+        if client is None:
+            with self._lock:
+                client = self._client
+                if client is None:
+                    client = self._client = self._make_client(is_async=False)
+        return client
+
+    def _async_client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        client = self._async_clients.get(loop)
+        if client is None:
+            with self._lock:
+                client = self._async_clients.get(loop)
+                if client is None:
+                    client = self._async_clients[loop] = self._make_client(is_async=True)
+        return client
+
+    # -- errors ---------------------------------------------------------------------------
+
+    def _error(
+        self, exc: BaseException, *, mid_stream: bool = False, request_id: str | None = None
+    ) -> ProviderError | None:
+        """The typed error for an SDK failure, or ``None`` if `exc` is not one."""
+        return map_provider_error(
+            exc,
+            sdk=self._sdk,
+            provider=self._provider,
+            secret=self.api_key.get_secret_value(),
+            mid_stream=mid_stream,
+            request_id=request_id,
+        )
+
+    def _call(self, create: Callable[..., T], params: dict[str, Any]) -> T:
+        """``create(**params)`` with SDK failures turned into typed errors."""
+        try:
+            return create(**params)
+        except Exception as exc:
+            error = self._error(exc)
+            if error is None:
+                raise
+            raise error from exc
+
+    async def _acall(self, create: Callable[..., Awaitable[T]], params: dict[str, Any]) -> T:
+        """Async `_call`."""
+        try:
+            return await create(**params)
+        except Exception as exc:
+            error = self._error(exc)
+            if error is None:
+                raise
+            raise error from exc
+
+    def _guard(self, events: Iterator[T], request_id: str | None) -> Iterator[T]:
+        """`events` with failures while iterating turned into typed errors."""
+        try:
+            yield from events
+        except Exception as exc:
+            error = self._error(exc, mid_stream=True, request_id=request_id)
+            if error is None:
+                raise
+            raise error from exc
+
+    async def _aguard(self, events: AsyncIterator[T], request_id: str | None) -> AsyncIterator[T]:
+        """Async `_guard`."""
+        try:
+            async for event in events:
+                yield event
+        except Exception as exc:
+            error = self._error(exc, mid_stream=True, request_id=request_id)
+            if error is None:
+                raise
+            raise error from exc
+
+
+def _import_sdk(name: str, cls: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise ImportError(
+            f"{cls} needs the {name!r} package: pip install 'leanchain[{name}]'"
+        ) from exc

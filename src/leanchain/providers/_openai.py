@@ -1,0 +1,343 @@
+"""`ChatOpenAI`: OpenAI Chat Completions (or any compatible server) through the ``openai`` SDK."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from pydantic import SecretStr
+
+from leanchain.callbacks.manager import RunManager
+from leanchain.errors import StreamError
+from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
+from leanchain.messages import AIMessage, BaseMessage
+
+from ._common import ProviderChatModel, check_tool_pairing
+from ._openai_convert import (
+    OpenAIStreamReader,
+    message_from_openai,
+    openai_tool_choice,
+    openai_tools,
+    to_openai_messages,
+)
+
+if TYPE_CHECKING:
+    from leanchain.language_models import LanguageModelInput, ToolChoice
+    from leanchain.runnables import Runnable
+    from leanchain.tools import ToolLike
+
+__all__ = ["ChatOpenAI"]
+
+_OWN_PARAMS: Final = frozenset(
+    {
+        "max_completion_tokens",
+        "max_tokens",
+        "messages",
+        "model",
+        "parallel_tool_calls",
+        "seed",
+        "stop",
+        "stream",
+        "stream_options",
+        "temperature",
+        "tool_choice",
+        "tools",
+        "top_p",
+    }
+)
+
+
+class ChatOpenAI(ProviderChatModel):
+    """A chat model served by the OpenAI Chat Completions API, or any compatible server.
+
+    Example::
+
+        model = ChatOpenAI(model="gpt-4o-mini")            # key from OPENAI_API_KEY
+        local = ChatOpenAI(model="llama3", base_url="http://localhost:11434/v1", api_key="EMPTY")
+
+    Only the settings that are given are sent; the server's defaults apply to the rest.
+
+    Args:
+        model: the model name.
+        api_key: the API key (default: ``OPENAI_API_KEY``); kept as a `SecretStr`.
+        base_url: the API root including ``/v1`` (default: ``OPENAI_BASE_URL``, else OpenAI).
+        temperature, top_p, seed: sampling settings.
+        max_tokens: the reply's token limit, sent as ``max_tokens`` (what most compatible
+            servers know).
+        max_completion_tokens: the same limit sent under OpenAI's newer name (required by
+            o-series models); give one of the two.
+        stop: default stop sequences, used when a call passes none.
+        timeout: seconds per attempt (default: the SDK's 600 s, 5 s to connect).
+        max_retries: retries the SDK makes on 408/409/429/5xx and connection errors;
+            leanchain adds none of its own.
+        stream_usage: ask for the usage chunk when streaming (``stream_options``); turn off
+            for servers that reject ``stream_options``.
+        parallel_tool_calls: sent with tool calls when set.
+        extra_body: more JSON fields for the request body (server-specific parameters).
+        model_kwargs: more ``create()`` parameters (``frequency_penalty``, ``response_format``...).
+        tool_call_content: the content sent for an AI message with tool calls and no text:
+            ``None`` (null, the OpenAI spec) or ``""`` (for servers that reject null).
+        name: the name shown in callbacks and events.
+        disable_streaming: as for `BaseChatModel`.
+
+    Raises:
+        ValueError: no API key, or conflicting settings.
+        ImportError: the ``openai`` package is not installed.
+    """
+
+    __slots__ = (
+        "_defaults",
+        "max_completion_tokens",
+        "max_tokens",
+        "parallel_tool_calls",
+        "seed",
+        "stop",
+        "stream_usage",
+        "temperature",
+        "tool_call_content",
+        "top_p",
+    )
+
+    _provider = "openai"
+    _sdk_name = "openai"
+    _key_env = "OPENAI_API_KEY"
+
+    def __init__(
+        self,
+        *,
+        model: str = "gpt-4o-mini",
+        api_key: str | SecretStr | None = None,
+        base_url: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        max_completion_tokens: int | None = None,
+        top_p: float | None = None,
+        seed: int | None = None,
+        stop: Sequence[str] | None = None,
+        timeout: float | None = None,
+        max_retries: int = 2,
+        stream_usage: bool = True,
+        parallel_tool_calls: bool | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        model_kwargs: Mapping[str, Any] | None = None,
+        tool_call_content: Literal[""] | None = None,
+        name: str | None = None,
+        disable_streaming: bool | Literal["tool_calling"] = False,
+    ) -> None:
+        if max_tokens is not None and max_completion_tokens is not None:
+            raise ValueError(
+                "Give max_tokens or max_completion_tokens, not both: they are one limit "
+                "under two wire names"
+            )
+        for key in model_kwargs or ():
+            if key in _OWN_PARAMS:
+                raise ValueError(
+                    f"model_kwargs[{key!r}] is set by ChatOpenAI itself; pass it as its own "
+                    "argument (or per call) instead"
+                )
+        super().__init__(
+            model=model,
+            api_key=api_key,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            timeout=timeout,
+            max_retries=max_retries,
+            extra_body=extra_body,
+            model_kwargs=model_kwargs,
+            name=name,
+            disable_streaming=disable_streaming,
+        )
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.max_completion_tokens = max_completion_tokens
+        self.top_p = top_p
+        self.seed = seed
+        self.stop = list(stop) if stop else None
+        self.stream_usage = stream_usage
+        self.parallel_tool_calls = parallel_tool_calls
+        self.tool_call_content = tool_call_content
+        settings = {
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "max_completion_tokens": max_completion_tokens,
+            "top_p": top_p,
+            "seed": seed,
+        }
+        self._defaults: dict[str, Any] = {
+            **{key: value for key, value in settings.items() if value is not None},
+            **self.model_kwargs,
+        }
+
+    @property
+    def _llm_type(self) -> str:
+        return "openai-chat"
+
+    @property
+    def _identifying_params(self) -> Mapping[str, Any]:
+        return {"model_name": self.model, **self._defaults}
+
+    def _make_client(self, *, is_async: bool) -> Any:
+        sdk = self._sdk
+        return (sdk.AsyncOpenAI if is_async else sdk.OpenAI)(**self._client_kwargs())
+
+    # -- requests -------------------------------------------------------------------------
+
+    def _params(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The ``create()`` arguments for one call (`kwargs` is the call's own dict)."""
+        check_tool_pairing(messages)
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(messages, tool_call_content=self.tool_call_content),
+            **self._defaults,
+        }
+        stop = stop if stop is not None else self.stop
+        if stop:
+            params["stop"] = list(stop)
+        tools = kwargs.pop("tools", None)
+        tool_choice = kwargs.pop("tool_choice", None)
+        parallel = kwargs.pop("parallel_tool_calls", self.parallel_tool_calls)
+        if tools:
+            # tool_choice and parallel_tool_calls without tools are 400s: they go with tools.
+            formatted = openai_tools(tools)
+            params["tools"] = formatted
+            if tool_choice is not None:
+                params["tool_choice"] = openai_tool_choice(tool_choice, formatted)
+            if parallel is not None:
+                params["parallel_tool_calls"] = parallel
+        extra = kwargs.pop("extra_body", None)
+        if self.extra_body or extra:
+            params["extra_body"] = {**(self.extra_body or {}), **(extra or {})}
+        params.update(kwargs)
+        return params
+
+    def _stream_params(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        stream_usage = kwargs.pop("stream_usage", self.stream_usage)
+        params = self._params(messages, stop, kwargs)
+        params["stream"] = True
+        if stream_usage:
+            params["stream_options"] = {"include_usage": True}
+        return params
+
+    # -- the BaseChatModel hooks ----------------------------------------------------------
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        params = self._params(messages, stop, kwargs)
+        completion = self._call(self._sync_client().chat.completions.create, params)
+        return _result(message_from_openai(completion))
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        params = self._params(messages, stop, kwargs)
+        completion = await self._acall(self._async_client().chat.completions.create, params)
+        return _result(message_from_openai(completion))
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        params = self._stream_params(messages, stop, kwargs)
+        stream = self._call(self._sync_client().chat.completions.create, params)
+        reader = OpenAIStreamReader()
+        with stream:
+            for event in self._guard(stream, _request_id(stream)):
+                chunk = reader.read(event)
+                if chunk is not None:
+                    yield ChatGenerationChunk(message=chunk)
+        yield self._last(reader, stream)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        params = self._stream_params(messages, stop, kwargs)
+        stream = await self._acall(self._async_client().chat.completions.create, params)
+        reader = OpenAIStreamReader()
+        async with stream:
+            async for event in self._aguard(stream, _request_id(stream)):
+                chunk = reader.read(event)
+                if chunk is not None:
+                    yield ChatGenerationChunk(message=chunk)
+        yield self._last(reader, stream)
+
+    def _last(self, reader: OpenAIStreamReader, stream: Any) -> ChatGenerationChunk:
+        if reader.finish_reason is None:
+            raise self._incomplete(_request_id(stream))
+        return ChatGenerationChunk(
+            message=reader.finish(), generation_info={"finish_reason": reader.finish_reason}
+        )
+
+    def _incomplete(self, request_id: str | None) -> StreamError:
+        return StreamError(
+            "OpenAI stream ended before the answer was complete (no finish_reason arrived)",
+            provider="openai",
+            status_code=200,
+            retryable=True,
+            request_id=request_id,
+        )
+
+    # -- tools ----------------------------------------------------------------------------
+
+    def bind_tools(
+        self,
+        tools: Sequence[ToolLike],
+        *,
+        tool_choice: ToolChoice | None = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """This model with `tools` offered on every call.
+
+        Args:
+            tools: tools, pydantic models, TypedDicts, functions or schema dicts.
+            tool_choice: a tool's name, ``"auto"``, ``"none"``, ``"required"``/``"any"``,
+                ``True`` (= required), ``False`` (= none) or an OpenAI ``tool_choice`` dict.
+            strict: ``True`` asks for OpenAI's strict schema adherence (schemas rewritten to
+                its rules); ``None`` leaves it out.
+            parallel_tool_calls: ``False`` asks for at most one call per reply.
+            **kwargs: more arguments bound for every call.
+
+        Raises:
+            ValueError: `tool_choice` names no bound tool.
+        """
+        from leanchain.tools import convert_to_openai_tool
+
+        formatted = [convert_to_openai_tool(tool, strict=strict) for tool in tools]
+        if tool_choice is not None:
+            kwargs["tool_choice"] = openai_tool_choice(tool_choice, formatted)
+        if parallel_tool_calls is not None:
+            kwargs["parallel_tool_calls"] = parallel_tool_calls
+        return self.bind(tools=formatted, **kwargs)
+
+
+def _request_id(stream: Any) -> str | None:
+    response = getattr(stream, "response", None)
+    return response.headers.get("x-request-id") if response is not None else None
+
+
+def _result(message: AIMessage) -> ChatResult:
+    finish = message.response_metadata.get("finish_reason")
+    return ChatResult(
+        generations=[ChatGeneration(message=message, generation_info={"finish_reason": finish})]
+    )

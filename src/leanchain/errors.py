@@ -6,7 +6,7 @@ The tree (builtin bases in brackets, where the meaning matches)::
     ├── OutputParserException [ValueError]   model output that a parser cannot read
     ├── ToolException                        a tool's own, expected failure: becomes an observation
     ├── ToolInputValidationError [ValueError]  arguments that do not match a tool's schema
-    │                                          (defined in leanchain.tools: it wraps pydantic's error)
+    │                                          (in leanchain.tools: it wraps pydantic's error)
     ├── PromptError
     │   ├── TemplateValidationError [ValueError]   a template field that is not a plain name
     │   └── MissingPromptVariablesError [KeyError] a variable not supplied at format time

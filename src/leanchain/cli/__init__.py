@@ -1,0 +1,118 @@
+"""The ``leanchain`` command line (also ``python -m leanchain``).
+
+``leanchain demo`` runs every agent type on a multi-step question with example tools, offline
+by default; ``leanchain graph MODULE:ATTR`` draws a runnable. Problems the user can fix (a
+missing key, an unknown model, an unreachable server, a bad path) are reported in one line
+on stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from leanchain import __version__
+from leanchain.cli._demo_models import AGENT_TYPES, DEMO_QUESTION
+from leanchain.cli._models import CliError
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="leanchain",
+        description="leanchain: lean, fast, typed LLM pipelines and tool-using agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"leanchain {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    demo = commands.add_parser(
+        "demo",
+        help="run the agent types on a multi-step question (offline by default)",
+        description=(
+            "Run each agent type (tool calling, ReAct, structured chat, XML) on a multi-step "
+            "question with a calculator, a unit converter and a table of city facts, and "
+            "trace every step. Without --model an offline scripted model answers the "
+            f"built-in question: {DEMO_QUESTION}"
+        ),
+    )
+    demo.add_argument(
+        "--agent",
+        choices=(*AGENT_TYPES, "all"),
+        default="all",
+        help="the agent type to run (default: all of them, one after the other)",
+    )
+    demo.add_argument(
+        "--question",
+        help="the question to ask (a real model only: the offline model knows one question)",
+    )
+    demo.add_argument(
+        "--model",
+        metavar="PROVIDER:NAME",
+        help="a real model, openai:NAME or anthropic:NAME (key from OPENAI_API_KEY or "
+        "ANTHROPIC_API_KEY)",
+    )
+    demo.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the server to send requests to, e.g. a local OpenAI-compatible server "
+        "(needs --model)",
+    )
+
+    graph = commands.add_parser(
+        "graph",
+        help="draw a runnable's graph",
+        description="Import MODULE:ATTR (a runnable, or a function with no arguments that "
+        "returns one) and print its graph.",
+    )
+    graph.add_argument("target", metavar="MODULE:ATTR")
+    graph.add_argument(
+        "--format",
+        choices=("mermaid", "ascii"),
+        default="mermaid",
+        help="Mermaid flowchart text (default) or ASCII art",
+    )
+    return parser
+
+
+def _demo(args: argparse.Namespace, out: TextIO) -> None:
+    from leanchain.cli._demo import agent_types_for, run_demo
+    from leanchain.cli._models import parse_model
+
+    if args.base_url is not None and args.model is None:
+        raise CliError("--base-url needs --model, e.g. --model openai:NAME --base-url URL")
+    spec = None if args.model is None else parse_model(args.model, args.base_url)
+    run_demo(agent_types_for(args.agent), question=args.question, spec=spec, out=out)
+
+
+def _graph(args: argparse.Namespace, out: TextIO) -> None:
+    from leanchain.cli._graph import draw, load_runnable
+
+    out.write(draw(load_runnable(args.target), args.format).rstrip("\n") + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``leanchain`` command; the exit status (0 success, 2 a usage or setup error).
+
+    Args:
+        argv: the arguments after the program name (default: ``sys.argv[1:]``).
+    """
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error argparse has printed
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    command = _demo if args.command == "demo" else _graph
+    try:
+        command(args, sys.stdout)
+    except CliError as exc:
+        sys.stderr.write(f"leanchain {args.command}: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return EXIT_INTERRUPTED
+    return 0

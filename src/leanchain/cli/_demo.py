@@ -1,0 +1,122 @@
+"""``leanchain demo``: each agent type answers a multi-step question with the example tools.
+
+Offline (the default) every agent type gets its own `demo_model`; with ``--model`` they all
+share one real chat model. Either way the run is streamed through `Trace`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TextIO
+
+from leanchain.agents import (
+    AgentExecutor,
+    create_react_agent,
+    create_structured_chat_agent,
+    create_tool_calling_agent,
+    create_xml_agent,
+)
+from leanchain.agents.prompts import (
+    REACT_PROMPT,
+    STRUCTURED_CHAT_PROMPT,
+    TOOL_CALLING_PROMPT,
+    XML_PROMPT,
+)
+from leanchain.cli._demo_models import AGENT_TYPES, DEMO_QUESTION, demo_model
+from leanchain.cli._demo_tools import demo_tools
+from leanchain.cli._models import CliError, ModelSpec, make_model
+from leanchain.cli._trace import Trace, use_colour
+from leanchain.errors import AuthenticationError, ProviderConnectionError, ProviderError
+from leanchain.runnables import Runnable
+from leanchain.tools import BaseTool
+
+__all__ = ["build_agent", "build_executor", "run_demo"]
+
+_FACTORIES: Final[dict[str, tuple[str, Callable[[Any, list[BaseTool]], Runnable[Any, Any]]]]] = {
+    "tool-calling": (
+        "create_tool_calling_agent",
+        lambda llm, tools: create_tool_calling_agent(llm, tools, TOOL_CALLING_PROMPT),
+    ),
+    "react": (
+        "create_react_agent",
+        lambda llm, tools: create_react_agent(llm, tools, REACT_PROMPT),
+    ),
+    "structured-chat": (
+        "create_structured_chat_agent",
+        lambda llm, tools: create_structured_chat_agent(llm, tools, STRUCTURED_CHAT_PROMPT),
+    ),
+    "xml": (
+        "create_xml_agent",
+        lambda llm, tools: create_xml_agent(llm, tools, XML_PROMPT),
+    ),
+}
+
+
+def build_agent(agent_type: str, llm: Any, tools: list[BaseTool]) -> Runnable[Any, Any]:
+    """The agent of `agent_type` over `llm`, with leanchain's ready-made prompt for it."""
+    return _FACTORIES[agent_type][1](llm, tools)
+
+
+def build_executor(agent_type: str, llm: Any) -> AgentExecutor:
+    """An executor for `agent_type` over `llm` and the demo tools.
+
+    Parsing errors are shown to the model (a real model sometimes slips out of the format)
+    and a run stops after ten steps.
+    """
+    tools = demo_tools()
+    return AgentExecutor(
+        agent=build_agent(agent_type, llm, tools),
+        tools=tools,
+        handle_parsing_errors=True,
+        max_iterations=10,
+    )
+
+
+def run_demo(
+    agent_types: Sequence[str],
+    *,
+    question: str | None,
+    spec: ModelSpec | None,
+    out: TextIO,
+) -> dict[str, str]:
+    """Run each agent type on the question, tracing it to `out`; the final answers by type.
+
+    Raises:
+        CliError: the offline model was asked another question, or a real model could not be
+            set up or reached.
+    """
+    if spec is None and question is not None and question.strip() != DEMO_QUESTION:
+        raise CliError(
+            "the offline demo model can only answer its built-in question "
+            f"({DEMO_QUESTION!r}); use --model PROVIDER:NAME to ask a real model your own"
+        )
+    asked = DEMO_QUESTION if question is None else question.strip()
+    shared = None if spec is None else make_model(spec)
+    model_name = "offline demo model" if spec is None else f"{spec.provider}:{spec.name}"
+    colour = use_colour(out)
+    answers: dict[str, str] = {}
+    for number, agent_type in enumerate(agent_types):
+        if number:
+            out.write("\n")
+        llm = demo_model(agent_type) if shared is None else shared
+        executor = build_executor(agent_type, llm)
+        trace = Trace(out, colour=colour)
+        trace.header(f"{agent_type} agent ({_FACTORIES[agent_type][0]}, {model_name})", asked)
+        try:
+            for chunk in executor.stream({"input": asked}):
+                trace.chunk(chunk)
+                if "output" in chunk:
+                    answers[agent_type] = str(chunk["output"])
+        except AuthenticationError as exc:
+            raise CliError(f"{model_name} rejected the API key: {exc}") from None
+        except ProviderConnectionError as exc:
+            url = spec.url if spec is not None else "?"
+            raise CliError(f"cannot reach the model server at {url}: {exc}") from None
+        except ProviderError as exc:
+            raise CliError(f"{model_name} failed: {exc}") from None
+    return answers
+
+
+def agent_types_for(choice: str) -> tuple[str, ...]:
+    """The agent types ``--agent`` selects (``all``: every one, in order)."""
+    return AGENT_TYPES if choice == "all" else (choice,)

@@ -221,11 +221,12 @@ class RunManager:
 
     def child_config(self, config: RunnableConfig, tag: str | None = None) -> RunnableConfig:
         """`config` for a child run of this one."""
-        child: dict[str, Any] = dict(config)
-        child.pop("run_name", None)
-        child.pop("run_id", None)
+        child = config.copy()
+        if "run_name" in child or "run_id" in child:
+            child.pop("run_name", None)
+            child.pop("run_id", None)
         child["callbacks"] = CallbackManager(self.handlers, self.run_id, (tag,) if tag else ())
-        return child  # type: ignore[return-value]
+        return child
 
     def emit(self, event: str, *args: Any, **kwargs: Any) -> None:
         """Send `event` (a handler method name) about this run to every handler."""
@@ -260,10 +261,10 @@ class RunManager:
         await self.aemit(_ERROR.get(self.run_type, "on_chain_error"), error, **kwargs)
 
 
-def _prepare(
+def _new_run(
     config: RunnableConfig, run_type: RunType, name: str, extra: dict[str, Any]
-) -> tuple[RunManager, str, dict[str, Any]] | None:
-    """The run manager, the start event's name, and its keyword arguments."""
+) -> RunManager | None:
+    """The run manager (``None`` without handlers); fills `extra` with the start keywords."""
     callbacks = config.get("callbacks")
     if not callbacks:
         return None
@@ -296,7 +297,7 @@ def _prepare(
     extra["name"] = run_name
     if run_type == "prompt" or run_type == "parser":
         extra["run_type"] = run_type
-    return manager, _START.get(run_type, "on_chain_start"), extra
+    return manager
 
 
 def start_run(
@@ -319,11 +320,11 @@ def start_run(
         serialized: a description of the runnable; defaults to ``{"name": name}``.
         **extra: passed to the start event as keywords (``inputs=`` for tools, ...).
     """
-    prepared = _prepare(config, run_type, name, extra)
-    if prepared is None:
+    manager = _new_run(config, run_type, name, extra)
+    if manager is None:
         return None
-    manager, event, kwargs = prepared
-    _dispatch(manager.handlers, event, (serialized or {"name": manager.name}, inputs), kwargs)
+    event = _START.get(run_type, "on_chain_start")
+    _dispatch(manager.handlers, event, (serialized or {"name": manager.name}, inputs), extra)
     return manager
 
 
@@ -338,11 +339,11 @@ async def astart_run(
     **extra: Any,
 ) -> RunManager | None:
     """Async twin of `start_run`."""
-    prepared = _prepare(config, run_type, name, extra)
-    if prepared is None:
+    manager = _new_run(config, run_type, name, extra)
+    if manager is None:
         return None
-    manager, event, kwargs = prepared
+    event = _START.get(run_type, "on_chain_start")
     await _adispatch(
-        manager.handlers, event, (serialized or {"name": manager.name}, inputs), kwargs
+        manager.handlers, event, (serialized or {"name": manager.name}, inputs), extra
     )
     return manager

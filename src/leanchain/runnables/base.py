@@ -29,6 +29,7 @@ from leanchain.runnables._executor import (
     run_as_completed,
     run_in_executor,
 )
+from leanchain.runnables._inputs import AsyncInputSum, InputSum
 from leanchain.runnables.config import RunnableConfig, ensure_config, get_config_list
 
 if TYPE_CHECKING:
@@ -339,22 +340,27 @@ class Runnable(Generic[Input, Output]):
         sum of all input chunks at the end) and ends with the sum of the output chunks.
         """
         config = ensure_config(config)
-        run = start_run(config, run_type, self.get_name(), "") if config.get("callbacks") else None
-        if run is None:
+        if not config.get("callbacks"):
             yield from func(input, config, None)
+            return
+        inputs = InputSum(input)
+        inputs.pull_first()
+        run = start_run(config, run_type, self.get_name(), "")
+        if run is None:
+            yield from func(inputs, config, None)
             return
         got, total = False, None
         try:
-            for chunk in func(input, run.child_config(config), run):
+            for chunk in func(inputs, run.child_config(config), run):
+                # Told before it is passed on, so that a chunk's events go inner to outer.
+                run.emit("on_chain_stream", chunk)
                 yield chunk
-                if run.handlers:
-                    run.emit("on_chain_stream", chunk)
                 total = chunk if not got else _add(total, chunk)
                 got = True
         except BaseException as exc:
             run.on_error(exc)
             raise
-        run.on_end(total)
+        run.on_end(total, inputs=inputs.total)
 
     async def _atransform_with_config(
         self,
@@ -365,26 +371,28 @@ class Runnable(Generic[Input, Output]):
     ) -> AsyncIterator[Out]:
         """Async twin of `_transform_with_config`."""
         config = ensure_config(config)
-        run = (
-            await astart_run(config, run_type, self.get_name(), "")
-            if config.get("callbacks")
-            else None
-        )
-        if run is None:
+        if not config.get("callbacks"):
             async for chunk in func(input, config, None):
+                yield chunk
+            return
+        inputs = AsyncInputSum(input)
+        await inputs.pull_first()
+        run = await astart_run(config, run_type, self.get_name(), "")
+        if run is None:
+            async for chunk in func(inputs, config, None):
                 yield chunk
             return
         got, total = False, None
         try:
-            async for chunk in func(input, run.child_config(config), run):
-                yield chunk
+            async for chunk in func(inputs, run.child_config(config), run):
                 await run.aemit("on_chain_stream", chunk)
+                yield chunk
                 total = chunk if not got else _add(total, chunk)
                 got = True
         except BaseException as exc:
             await run.aon_error(exc)
             raise
-        await run.aon_end(total)
+        await run.aon_end(total, inputs=inputs.total)
 
     # -- composition ------------------------------------------------------------------------
 

@@ -140,8 +140,8 @@ class RunnableBranch(Runnable[Input, Output]):
         try:
             runnable, child = self._choose(input, config, run)
             for chunk in runnable.stream(input, child, **kwargs):
-                yield chunk
                 run.emit("on_chain_stream", chunk)
+                yield chunk
                 total = _add(total, chunk) if got else chunk
                 got = True
         except BaseException as exc:
@@ -168,8 +168,8 @@ class RunnableBranch(Runnable[Input, Output]):
         try:
             runnable, child = await self._achoose(input, config, run)
             async for chunk in runnable.astream(input, child, **kwargs):
-                yield chunk
                 await run.aemit("on_chain_stream", chunk)
+                yield chunk
                 total = _add(total, chunk) if got else chunk
                 got = True
         except BaseException as exc:

@@ -523,3 +523,15 @@ def test_openai_tools_parser_is_the_same_parser() -> None:
     message = AIMessage(content="", tool_calls=[call("add", {"a": 1}, "c1")])
     assert OpenAIToolsAgentOutputParser().invoke(message) == tools.invoke(message)
     assert OpenAIToolAgentAction is ToolAgentAction
+
+
+def test_long_malformed_arguments_are_cut_short_in_the_error() -> None:
+    args = '{"q": "' + "x" * 5000
+    message = AIMessage(content="", invalid_tool_calls=[{"name": "f", "args": args, "id": "c"}])
+    error = raised(tools, message)
+    shown = args[:1000] + "... (5007 characters)"
+    assert str(error) == (
+        f"Could not parse tool input: {{'name': 'f', 'arguments': {shown!r}}} "
+        "because the `arguments` is not valid JSON."
+    )
+    assert error.llm_output == f"\nInvoking: `f` with `{shown}`\n\n\n"

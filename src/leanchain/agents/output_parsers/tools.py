@@ -4,7 +4,9 @@ A malformed tool call (``invalid_tool_calls``: arguments that are not a JSON obj
 provider may send) is a parse error that goes back to the model: the parser raises
 `OutputParserException` with ``send_to_llm=True``, an ``observation`` that names each bad call
 and its JSON error and asks for the call again, and an ``llm_output`` that reads like the log
-of the calls the model tried. With ``handle_parsing_errors`` the executor records that as an
+of the calls the model tried. Raw arguments longer than `ECHO_LIMIT` characters are cut short
+in the message and the log (a model that wrote megabytes of broken JSON need not read them
+again). With ``handle_parsing_errors`` the executor records that as an
 ``_Exception`` step, and `format_to_tool_messages` shows the model its attempt followed by the
 observation. No tool of that message runs, so the history never holds a call without a result.
 """
@@ -26,6 +28,17 @@ __all__ = [
     "ToolsAgentOutputParser",
     "parse_ai_message_to_tool_action",
 ]
+
+
+ECHO_LIMIT = 1000
+"""How much of a malformed call's raw arguments an error repeats; the rest is counted."""
+
+
+def _clip(arguments: Any) -> Any:
+    """Raw arguments as an error repeats them: whole unless longer than `ECHO_LIMIT`."""
+    if isinstance(arguments, str) and len(arguments) > ECHO_LIMIT:
+        return f"{arguments[:ECHO_LIMIT]}... ({len(arguments)} characters)"
+    return arguments
 
 
 def _log(name: str, tool_input: Any, content: Any) -> str:
@@ -63,11 +76,11 @@ def _invalid_calls_error(message: AIMessage) -> OutputParserException:
         + "\nCall the tools again, with each call's arguments as one valid JSON object."
     )
     attempted: list[tuple[Any, Any]] = [(c["name"], c["args"]) for c in message.tool_calls]
-    attempted += [(c.get("name"), c.get("args")) for c in invalid]
+    attempted += [(c.get("name"), _clip(c.get("args"))) for c in invalid]
     llm_output = "".join(_log(str(name), args, message.content) for name, args in attempted)
     first = invalid[0]
     return OutputParserException(
-        _not_json(first.get("name"), first.get("args")),
+        _not_json(first.get("name"), _clip(first.get("args"))),
         observation=observation,
         llm_output=llm_output,
         send_to_llm=True,

@@ -37,7 +37,7 @@ def escape_xml_tags(text: str) -> str:
 
 def unescape_xml_tags(text: str) -> str:
     """The inverse of `escape_xml_tags` for text that had no ``[[`` of its own."""
-    if "[[" not in text:
+    if "[" not in text:  # one character: a memchr scan, far cheaper than a "[[" search
         return text
     for tag, escaped in XML_ESCAPES:
         text = text.replace(escaped, tag)

@@ -1,0 +1,133 @@
+"""Each agent output parser on 1 MiB and 2 MiB of adversarial text.
+
+Goal (issue 4): at most 50 ms per parse of 1 MiB, and a 2 MiB parse at most 2.5x the 1 MiB
+one (linear time: LangChain's ReAct regex backtracked, CVE-2024-58340, and its XML regexes
+re-scan from every unclosed tag). The inputs are what breaks backtracking or re-scanning
+parsers: keyword runs, whitespace runs between keywords, unclosed tags, fences, deep nesting.
+Run: ``python -m benchmarks agent_parsers`` (``make bench`` runs every benchmark).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks._util import Row, median_of, print_table, row, scaled
+from leanchain.agents.output_parsers import (
+    JSONAgentOutputParser,
+    ReActSingleInputOutputParser,
+    ToolsAgentOutputParser,
+    XMLAgentOutputParser,
+)
+from leanchain.errors import OutputParserException
+from leanchain.messages import AIMessage
+
+GOAL_MS = 50.0
+RATIO = 2.5
+MS = 1e3
+MIB = 1 << 20
+
+
+def sized(head: str, body: str, size: int, tail: str = "") -> str:
+    """`head`, then `body` repeated, then `tail`: `size` characters in all."""
+    fill = size - len(head) - len(tail)
+    return head + (body * (fill // len(body) + 1))[:fill] + tail
+
+
+def texts(size: int) -> dict[str, tuple[Any, Any]]:
+    """Workload name → (parser, input of `size` characters)."""
+    react = ReActSingleInputOutputParser()
+    xml = XMLAgentOutputParser()
+    json_parser = JSONAgentOutputParser()
+    tools = ToolsAgentOutputParser()
+    half = size // 2
+    return {
+        "ReAct 'Action:' repeated": (react, sized("", "Action:", size)),
+        "ReAct whitespace between keywords": (
+            react,
+            "Action:" + " \t" * (half // 2) + "Action" + " \t" * (half // 2 - 4),
+        ),
+        "ReAct 'Action 1 Input ' repeated": (react, sized("Action: x", "Action 1 Input ", size)),
+        "XML unclosed '<tool>' repeated": (xml, sized("", "<tool>", size)),
+        "XML many <tool_input> blocks": (
+            xml,
+            sized("<tool>a</tool>", "<tool_input>a</tool_input>", size),
+        ),
+        "XML '<final_answer>' unclosed": (xml, sized("", "<final_answer>", size)),
+        "JSON '```' fences repeated": (json_parser, sized("", "```", size)),
+        "JSON unterminated action string": (
+            json_parser,
+            sized('```json\n{"action": "', "x", size),
+        ),
+        "JSON '[' nesting": (json_parser, sized("", "[", size)),
+        "tools: long answer text": (tools, AIMessage(content=sized("", "answer ", size))),
+        "tools: malformed call arguments": (
+            tools,
+            AIMessage(
+                content="",
+                invalid_tool_calls=[
+                    {"name": "f", "args": sized('{"a": "', "x", size), "id": "c", "error": None}
+                ],
+            ),
+        ),
+    }
+
+
+def parse_once(parser: Any, value: Any) -> Callable[[], object]:
+    """A call that parses `value`, an `OutputParserException` counting as a result."""
+
+    def call() -> object:
+        try:
+            return parser.invoke(value)
+        except OutputParserException as e:
+            return e
+
+    return call
+
+
+def paired(
+    small: Callable[[], object], big: Callable[[], object], rounds: int
+) -> tuple[float, float]:
+    """Median times of `small` and `big`, timed alternately so both see the same conditions.
+
+    One call per sample, many samples: a parse that allocates megabytes now and then pays for
+    fresh pages, and the median of single calls ignores those outliers.
+    """
+    small()
+    big()
+    first: list[float] = []
+    second: list[float] = []
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            start = time.perf_counter()
+            small()
+            middle = time.perf_counter()
+            big()
+            first.append(middle - start)
+            second.append(time.perf_counter() - middle)
+    finally:
+        if enabled:
+            gc.enable()
+    return median_of(first), median_of(second)
+
+
+def main() -> None:
+    """Print the median parse times at 1 MiB and 2 MiB against the goals."""
+    rounds = scaled(15, 2)
+    one, two = texts(MIB), texts(2 * MIB)
+    rows: list[Row] = []
+    for name, (parser, value) in one.items():
+        big_parser, big_value = two[name]
+        small, big = paired(parse_once(parser, value), parse_once(big_parser, big_value), rounds)
+        small, big = small * MS, big * MS
+        rows.append(row(f"{name}, 1 MiB", small, None, "ms", at_most=GOAL_MS))
+        rows.append(row(f"{name}, 2 MiB", big, small, "ms", ratio_at_most=RATIO))
+    print_table("Agent output parsers on adversarial input (linear time)", rows)
+
+
+if __name__ == "__main__":
+    main()

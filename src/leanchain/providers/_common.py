@@ -9,11 +9,20 @@ loop that opened it).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import os
 import threading
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from types import ModuleType
 from typing import Any, ClassVar, Literal, NoReturn, TypeVar
 
@@ -142,9 +151,10 @@ class ProviderChatModel(BaseChatModel):
         self.model_kwargs = dict(model_kwargs) if model_kwargs else {}
         self._lock = threading.Lock()
         self._client: Any = None
-        self._async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
+        # loop -> (client, the started async generator that closes it with the loop)
+        self._async_clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]
+        ] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         base = f", base_url={self.base_url!r}" if self.base_url else ""
@@ -183,13 +193,14 @@ class ProviderChatModel(BaseChatModel):
 
     def _async_client(self) -> Any:
         loop = asyncio.get_running_loop()
-        client = self._async_clients.get(loop)
-        if client is None:
+        entry = self._async_clients.get(loop)
+        if entry is None:
             with self._lock:
-                client = self._async_clients.get(loop)
-                if client is None:
-                    client = self._async_clients[loop] = self._make_client(is_async=True)
-        return client
+                entry = self._async_clients.get(loop)
+                if entry is None:
+                    client = self._make_client(is_async=True)
+                    entry = self._async_clients[loop] = (client, _closer(client))
+        return entry[0]
 
     # -- errors ---------------------------------------------------------------------------
 
@@ -246,6 +257,28 @@ class ProviderChatModel(BaseChatModel):
             if error is None:
                 raise
             raise error from exc
+
+
+async def _close_with_loop(client: Any) -> AsyncGenerator[None, None]:
+    try:
+        yield
+    finally:
+        await client.close()  # the SDKs name their async close `close`
+
+
+def _closer(client: Any) -> AsyncGenerator[None, None]:
+    """An async generator, started, that closes `client` when its event loop shuts down.
+
+    The loop finalises the async generators still open at ``shutdown_asyncgens()`` (which
+    ``asyncio.run`` and ``asyncio.Runner`` call before closing), or when one is collected:
+    either way the client's pooled connections close on their own loop, instead of leaking
+    as unclosed transports once the loop is gone.
+    """
+    closer = _close_with_loop(client)
+    step = closer.asend(None)  # the first step registers it with the running loop
+    with contextlib.suppress(StopIteration):
+        step.send(None)
+    return closer
 
 
 def _import_sdk(name: str, cls: str) -> ModuleType:

@@ -91,7 +91,7 @@ def _message(message: BaseMessage, tool_call_content: str | None) -> dict[str, A
 
 
 def _assistant(message: AIMessage, tool_call_content: str | None) -> dict[str, Any]:
-    calls = [
+    calls: list[dict[str, Any]] = [
         {
             "id": call["id"],
             "type": "function",

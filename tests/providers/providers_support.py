@@ -1,0 +1,40 @@
+"""Shared values and helpers of the provider tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leanchain.providers import ChatAnthropic, ChatOpenAI
+from leanchain.testing import FakeProviderServer
+
+API_KEY = "sk-test-SECRET-0123456789abcdef"
+"""The key every test model uses; no output may ever contain it."""
+
+
+def last_body(server: FakeProviderServer) -> dict[str, Any]:
+    """The JSON body of the last request the server received."""
+    body = server.requests[-1].body
+    assert isinstance(body, dict)
+    return body
+
+
+def openai(server: FakeProviderServer, **settings: Any) -> ChatOpenAI:
+    """A ChatOpenAI pointed at `server` (no retries unless asked for)."""
+    settings.setdefault("max_retries", 0)
+    return ChatOpenAI(
+        model=settings.pop("model", "gpt-fake"),
+        api_key=API_KEY,
+        base_url=server.openai_base_url,
+        **settings,
+    )
+
+
+def anthropic(server: FakeProviderServer, **settings: Any) -> ChatAnthropic:
+    """A ChatAnthropic pointed at `server` (no retries unless asked for)."""
+    settings.setdefault("max_retries", 0)
+    return ChatAnthropic(
+        model=settings.pop("model", "claude-fake"),
+        api_key=API_KEY,
+        base_url=server.anthropic_base_url,
+        **settings,
+    )

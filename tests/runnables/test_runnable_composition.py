@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -154,6 +155,27 @@ def test_a_runnable_without_invoke_cannot_be_instantiated() -> None:
             return input * 3
 
     assert (Complete() | add_one).invoke(2) == 7
+
+
+def test_abstract_methods_of_subclasses_are_enforced_like_abc() -> None:
+    class Base(Runnable[int, int]):
+        @abstractmethod
+        def step(self, x: int) -> int: ...
+
+        def invoke(self, input: int, config: RunnableConfig | None = None, **kwargs: Any) -> int:
+            return self.step(input)
+
+    class Still(Base):
+        pass
+
+    class Done(Base):
+        def step(self, x: int) -> int:
+            return -x
+
+    for cls in (Base, Still):
+        with pytest.raises(TypeError, match="abstract method step"):
+            cls()  # type: ignore[abstract]
+    assert Done().invoke(3) == -3
 
 
 def test_sequence_repr_lists_the_steps() -> None:

@@ -104,11 +104,17 @@ class Runnable(Generic[Input, Output]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # ABCMeta's rule: abstract are the class's own abstract methods, plus inherited ones
+        # that it does not override.
         abstract = {
             name
-            for name in _ABSTRACT
-            if getattr(getattr(cls, name, None), "__isabstractmethod__", False)
+            for name, value in vars(cls).items()
+            if getattr(value, "__isabstractmethod__", False)
         }
+        for base in cls.__bases__:
+            for name in getattr(base, "__abstractmethods__", ()):
+                if getattr(getattr(cls, name, None), "__isabstractmethod__", False):
+                    abstract.add(name)
         cls.__abstractmethods__ = frozenset(abstract)  # type: ignore[attr-defined]
 
     name: str | None = None

@@ -35,6 +35,7 @@ from leanchain.runnables.config import RunnableConfig, ensure_config, get_config
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from leanchain.callbacks._events import StreamEvent
     from leanchain.runnables.binding import RunnableBinding
     from leanchain.runnables.fallbacks import RunnableWithFallbacks
     from leanchain.runnables.graph import Graph
@@ -265,6 +266,84 @@ class Runnable(Generic[Input, Output]):
     ) -> AsyncIterator[Output]:
         """Async `stream`."""
         yield await self.ainvoke(input, config, **kwargs)
+
+    def stream_events(
+        self,
+        input: Input,
+        config: RunnableConfig | None = None,
+        *,
+        version: str = "v2",
+        include_names: Sequence[str] | None = None,
+        include_types: Sequence[str] | None = None,
+        include_tags: Sequence[str] | None = None,
+        exclude_names: Sequence[str] | None = None,
+        exclude_types: Sequence[str] | None = None,
+        exclude_tags: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[StreamEvent]:
+        """The events of `stream` (LangChain's v2 events), delivered as they happen.
+
+        Args:
+            input: the input.
+            config: the config of the call.
+            version: ``"v2"``, the only version.
+            include_names, include_types, include_tags: keep only the events of runs with
+                one of these names, run types (``chain``, ``prompt``, ``parser``,
+                ``chat_model``, ``tool``) or tags.
+            exclude_names, exclude_types, exclude_tags: then drop the events of runs with
+                one of these.
+            **kwargs: passed to `stream`.
+
+        Raises:
+            NotImplementedError: `version` is ``"v1"`` or ``"v3"``.
+            ValueError: another unknown `version`.
+        """
+        from leanchain.callbacks._event_stream import stream_events
+
+        return stream_events(
+            self,
+            input,
+            config,
+            version=version,
+            include_names=include_names,
+            include_types=include_types,
+            include_tags=include_tags,
+            exclude_names=exclude_names,
+            exclude_types=exclude_types,
+            exclude_tags=exclude_tags,
+            **kwargs,
+        )
+
+    def astream_events(
+        self,
+        input: Input,
+        config: RunnableConfig | None = None,
+        *,
+        version: str = "v2",
+        include_names: Sequence[str] | None = None,
+        include_types: Sequence[str] | None = None,
+        include_tags: Sequence[str] | None = None,
+        exclude_names: Sequence[str] | None = None,
+        exclude_types: Sequence[str] | None = None,
+        exclude_tags: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[StreamEvent]:
+        """Async `stream_events`: the events of `astream`, delivered as they happen."""
+        from leanchain.callbacks._event_stream import astream_events
+
+        return astream_events(
+            self,
+            input,
+            config,
+            version=version,
+            include_names=include_names,
+            include_types=include_types,
+            include_tags=include_tags,
+            exclude_names=exclude_names,
+            exclude_types=exclude_types,
+            exclude_tags=exclude_tags,
+            **kwargs,
+        )
 
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any

@@ -1,0 +1,225 @@
+"""`stream_events` / `astream_events`: a run's events, delivered while the run goes on.
+
+The sync form runs the runnable's `stream` in a worker thread whose `EventCollector` feeds a
+queue that the caller's generator drains; the async form runs `astream` as a task feeding an
+`asyncio.Queue`. Either way an event reaches the caller as soon as it happens, not when the
+next output chunk does: a model's tokens arrive while the model is still answering, even
+inside an agent. Closing the stream early stops the run at its next event.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from queue import SimpleQueue
+from typing import TYPE_CHECKING, Any, cast
+
+from leanchain.callbacks._events import EventCollector, EventFilter, StreamClosed, StreamEvent
+from leanchain.callbacks.manager import merge_callbacks
+
+if TYPE_CHECKING:
+    from leanchain.runnables.base import Runnable
+    from leanchain.runnables.config import RunnableConfig
+
+__all__ = ["astream_events", "stream_events"]
+
+
+class _Failed:
+    """The run raised: the consumer re-raises `error`."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+_DONE: Any = object()
+
+
+def _check_version(version: str) -> None:
+    if version == "v2":
+        return
+    if version in ("v1", "v3"):
+        raise NotImplementedError(
+            f"stream_events supports version 'v2' only, got {version!r}: 'v1' serialised run "
+            "data and is deprecated, 'v3' exists for chat models and graphs only"
+        )
+    raise ValueError(f"Unknown stream_events version {version!r}; expected 'v2'")
+
+
+def _filter(
+    include_names: Sequence[str] | None,
+    include_types: Sequence[str] | None,
+    include_tags: Sequence[str] | None,
+    exclude_names: Sequence[str] | None,
+    exclude_types: Sequence[str] | None,
+    exclude_tags: Sequence[str] | None,
+) -> EventFilter | None:
+    rules = EventFilter(
+        include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
+    )
+    return None if rules.is_empty else rules
+
+
+def _with_collector(config: RunnableConfig | None, collector: EventCollector) -> RunnableConfig:
+    from leanchain.runnables.config import ensure_config
+
+    config = ensure_config(config)
+    callbacks = merge_callbacks(config.get("callbacks"), [collector])
+    return cast("RunnableConfig", {**config, "callbacks": callbacks})
+
+
+def stream_events(
+    runnable: Runnable[Any, Any],
+    input: Any,
+    config: RunnableConfig | None = None,
+    *,
+    version: str = "v2",
+    include_names: Sequence[str] | None = None,
+    include_types: Sequence[str] | None = None,
+    include_tags: Sequence[str] | None = None,
+    exclude_names: Sequence[str] | None = None,
+    exclude_types: Sequence[str] | None = None,
+    exclude_tags: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> Iterator[StreamEvent]:
+    """The events of ``runnable.stream(input, config, **kwargs)``, as they happen.
+
+    Raises:
+        NotImplementedError: `version` is ``"v1"`` or ``"v3"``.
+        ValueError: `version` is anything else but ``"v2"``.
+    """
+    _check_version(version)
+    rules = _filter(
+        include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
+    )
+    return _events(runnable, input, config, rules, kwargs)
+
+
+def _events(
+    runnable: Runnable[Any, Any],
+    input: Any,
+    config: RunnableConfig | None,
+    rules: EventFilter | None,
+    kwargs: dict[str, Any],
+) -> Iterator[StreamEvent]:
+    queue: SimpleQueue[Any] = SimpleQueue()
+    collector = EventCollector(queue.put, rules, input)
+    config = _with_collector(config, collector)
+
+    def produce() -> None:
+        try:
+            for chunk in runnable.stream(input, config, **kwargs):
+                collector.root_chunk(chunk)
+        except StreamClosed:
+            pass
+        except BaseException as exc:
+            queue.put(_Failed(exc))
+        finally:
+            queue.put(_DONE)
+
+    _start_worker(contextvars.copy_context(), produce)
+    get = queue.get
+    try:
+        while True:
+            item = get()
+            if item is _DONE:
+                return
+            if type(item) is _Failed:
+                raise item.error
+            yield item
+    finally:
+        collector.closed = True
+
+
+def _start_worker(context: contextvars.Context, target: Any) -> None:
+    """Run `target` in `context` on a pool thread (a thread of its own from a pool thread).
+
+    A consumer that is itself a pool thread must not wait on the pool: were every pool
+    thread such a consumer, no producer could ever start.
+    """
+    if threading.current_thread().name.startswith("leanchain"):
+        threading.Thread(
+            target=context.run, args=(target,), name="leanchain-events", daemon=True
+        ).start()
+        return
+    from leanchain.runnables._executor import get_executor
+
+    get_executor().submit(context.run, target)
+
+
+def astream_events(
+    runnable: Runnable[Any, Any],
+    input: Any,
+    config: RunnableConfig | None = None,
+    *,
+    version: str = "v2",
+    include_names: Sequence[str] | None = None,
+    include_types: Sequence[str] | None = None,
+    include_tags: Sequence[str] | None = None,
+    exclude_names: Sequence[str] | None = None,
+    exclude_types: Sequence[str] | None = None,
+    exclude_tags: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> AsyncIterator[StreamEvent]:
+    """Async `stream_events`: the events of ``runnable.astream(...)``, as they happen.
+
+    Raises:
+        NotImplementedError: `version` is ``"v1"`` or ``"v3"``.
+        ValueError: `version` is anything else but ``"v2"``.
+    """
+    _check_version(version)
+    rules = _filter(
+        include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
+    )
+    return _aevents(runnable, input, config, rules, kwargs)
+
+
+async def _aevents(
+    runnable: Runnable[Any, Any],
+    input: Any,
+    config: RunnableConfig | None,
+    rules: EventFilter | None,
+    kwargs: dict[str, Any],
+) -> AsyncIterator[StreamEvent]:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    put = queue.put_nowait
+    loop_thread = threading.get_ident()
+
+    def send(event: StreamEvent) -> None:
+        # Sync parts of an async run (tools, sync models) send from worker threads.
+        if threading.get_ident() == loop_thread:
+            put(event)
+        else:
+            loop.call_soon_threadsafe(put, event)
+
+    collector = EventCollector(send, rules, input)
+    run_config = _with_collector(config, collector)
+
+    async def produce() -> None:
+        try:
+            async for chunk in runnable.astream(input, run_config, **kwargs):
+                collector.root_chunk(chunk)
+        finally:
+            put(_DONE)
+
+    task = asyncio.ensure_future(produce())
+    try:
+        while True:
+            item = await queue.get()
+            if item is _DONE:
+                break
+            yield item
+        await task
+    finally:
+        collector.closed = True
+        if not task.done():
+            task.cancel()
+            # The consumer left: how the abandoned run ends concerns no one any more.
+            with contextlib.suppress(asyncio.CancelledError, StreamClosed, Exception):
+                await task

@@ -80,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _demo(args: argparse.Namespace, out: TextIO) -> None:
+def _demo_command(args: argparse.Namespace, out: TextIO) -> None:
     from leanchain.cli._demo import agent_types_for, run_demo
     from leanchain.cli._models import parse_model
 
@@ -90,7 +90,7 @@ def _demo(args: argparse.Namespace, out: TextIO) -> None:
     run_demo(agent_types_for(args.agent), question=args.question, spec=spec, out=out)
 
 
-def _graph(args: argparse.Namespace, out: TextIO) -> None:
+def _graph_command(args: argparse.Namespace, out: TextIO) -> None:
     from leanchain.cli._graph import draw, load_runnable
 
     out.write(draw(load_runnable(args.target), args.format).rstrip("\n") + "\n")
@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error argparse has printed
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    command = _demo if args.command == "demo" else _graph
+    command = _demo_command if args.command == "demo" else _graph_command
     try:
         command(args, sys.stdout)
     except CliError as exc:

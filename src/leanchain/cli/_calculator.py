@@ -80,7 +80,14 @@ def evaluate(expression: str) -> float | int:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as exc:
         raise CalculatorError(f"not a valid arithmetic expression: {exc.msg}") from None
-    result = _eval(tree)
+    except (ValueError, RecursionError, MemoryError):
+        # Python 3.11.0-3.11.3 report null bytes with ValueError; deep nesting may exhaust
+        # the parser.
+        raise CalculatorError("not a valid arithmetic expression") from None
+    try:
+        result = _eval(tree)
+    except RecursionError:
+        raise CalculatorError("the expression is nested too deeply") from None
     if isinstance(result, float) and result.is_integer() and math.isfinite(result):
         return int(result)
     return result

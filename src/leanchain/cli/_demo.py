@@ -7,7 +7,7 @@ share one real chat model. Either way the run is streamed through `Trace`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TextIO
+from typing import Any, Final, TextIO, TypeAlias
 
 from leanchain.agents import (
     AgentExecutor,
@@ -32,7 +32,9 @@ from leanchain.tools import BaseTool
 
 __all__ = ["build_agent", "build_executor", "run_demo"]
 
-_FACTORIES: Final[dict[str, tuple[str, Callable[[Any, list[BaseTool]], Runnable[Any, Any]]]]] = {
+_Factory: TypeAlias = Callable[[Any, Sequence[BaseTool]], Runnable[Any, Any]]
+
+_FACTORIES: Final[dict[str, tuple[str, _Factory]]] = {
     "tool-calling": (
         "create_tool_calling_agent",
         lambda llm, tools: create_tool_calling_agent(llm, tools, TOOL_CALLING_PROMPT),
@@ -52,7 +54,7 @@ _FACTORIES: Final[dict[str, tuple[str, Callable[[Any, list[BaseTool]], Runnable[
 }
 
 
-def build_agent(agent_type: str, llm: Any, tools: list[BaseTool]) -> Runnable[Any, Any]:
+def build_agent(agent_type: str, llm: Any, tools: Sequence[BaseTool]) -> Runnable[Any, Any]:
     """The agent of `agent_type` over `llm`, with leanchain's ready-made prompt for it."""
     return _FACTORIES[agent_type][1](llm, tools)
 

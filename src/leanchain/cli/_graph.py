@@ -58,7 +58,7 @@ def load_runnable(path: str) -> Runnable[Any, Any]:
             raise CliError(f"calling {path!r}() failed: {type(exc).__name__}: {exc}") from None
         if isinstance(made, Runnable):
             return made
-        raise CliError(f"{path!r}() returned a {type(made).__name__}, not a runnable")
+        raise CliError(f"calling {path!r}() returned a {type(made).__name__}, not a runnable")
     raise CliError(
         f"{path!r} is a {type(target).__name__}, not a runnable "
         "(or a function with no arguments that returns one)"

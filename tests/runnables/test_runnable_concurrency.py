@@ -199,3 +199,54 @@ async def test_sync_batch_under_abatch_does_not_block_the_loop() -> None:
 def test_invalid_max_concurrency_is_refused() -> None:
     with pytest.raises(ValueError, match="max_concurrency must be at least 1, got 0"):
         RunnableLambda(lambda x: x).batch([1, 2], {"max_concurrency": 0})
+
+
+def test_a_bound_does_not_leak_to_the_caller_between_as_completed_items() -> None:
+    barrier = threading.Barrier(4, timeout=5)
+
+    def meet(x: int) -> int:
+        barrier.wait()
+        return x
+
+    results = RunnableLambda(lambda x: x).batch_as_completed([1, 2, 3], {"max_concurrency": 1})
+    first = next(results)
+    # The caller's own batch, between two items, is not bound by the first batch's limit.
+    assert RunnableLambda(meet).batch([0, 1, 2, 3]) == [0, 1, 2, 3]
+    assert sorted([first, *results]) == [(0, 1), (1, 2), (2, 3)]
+
+
+async def test_a_bound_does_not_leak_to_the_caller_between_async_items() -> None:
+    gauge = Gauge()
+    all_in = asyncio.Event()
+
+    async def meet(x: int) -> int:
+        with gauge:
+            if gauge.current == 4:
+                all_in.set()
+            await asyncio.wait_for(all_in.wait(), 5)
+        return x
+
+    async def echo(x: int) -> int:
+        return x
+
+    seen: list[tuple[int, int | Exception]] = []
+    async for item in RunnableLambda(echo).abatch_as_completed([1, 2], {"max_concurrency": 1}):
+        seen.append(item)
+        if len(seen) == 1:
+            assert await RunnableLambda(meet).abatch([0, 1, 2, 3]) == [0, 1, 2, 3]
+    assert sorted(seen) == [(0, 1), (1, 2)]
+    assert gauge.peak == 4
+
+
+async def test_abatch_without_a_bound_reports_in_completion_order() -> None:
+    release = asyncio.Event()
+
+    async def gated(x: int) -> int:
+        if x == 0:
+            await asyncio.wait_for(release.wait(), 5)
+        else:
+            release.set()
+        return x
+
+    items = [i async for i in RunnableLambda(gated).abatch_as_completed([0, 1])]
+    assert items == [(1, 1), (0, 0)]

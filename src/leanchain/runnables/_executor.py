@@ -117,17 +117,29 @@ def _run(
         yield 0, tasks[0]()
         return
     limiter, is_new = _limiter_for(max_concurrency)
-    token = _limiter.set(limiter) if is_new else None
-    try:
-        yield from _run_with_helpers(tasks, limiter, ordered=ordered)
-    finally:
-        if token is not None:
-            _limiter.reset(token)
+    context = _publishing(limiter) if is_new and limiter is not None else None
+    yield from _run_with_helpers(tasks, limiter, context, ordered)
+
+
+def _publishing(limiter: Limiter) -> contextvars.Context:
+    """A copy of the current context in which `limiter` is the tree's limiter.
+
+    The tasks of a batch run in it (or in copies of it), so nested batches find the limiter;
+    setting the variable in the caller's own context instead would leak it to the caller's
+    code between the items of `batch_as_completed`.
+    """
+    context = contextvars.copy_context()
+    context.run(_limiter.set, limiter)
+    return context
 
 
 def _run_with_helpers(
-    tasks: Sequence[Callable[[], T]], limiter: Limiter | None, *, ordered: bool
+    tasks: Sequence[Callable[[], T]],
+    limiter: Limiter | None,
+    context: contextvars.Context | None,
+    ordered: bool,
 ) -> Iterator[tuple[int, T]]:
+    """Run the tasks in this thread, with pool helpers joining in; `context` wraps them all."""
     n = len(tasks)
     lock = threading.Lock()
     done = threading.Condition(lock)
@@ -144,9 +156,9 @@ def _run_with_helpers(
             next_index += 1
             return i
 
-    def run_one(i: int) -> None:
+    def run_one(i: int, in_context: bool = False) -> None:
         try:
-            result: Any = tasks[i]()
+            result: Any = context.run(tasks[i]) if in_context and context else tasks[i]()
             error: BaseException | None = None
         except BaseException as exc:
             result, error = None, exc
@@ -169,7 +181,7 @@ def _run_with_helpers(
                 return
             unspawned -= 1
             starting += 1
-        ctx = contextvars.copy_context()
+        ctx = context.copy() if context is not None else contextvars.copy_context()
         pool.submit(ctx.run, helper, limiter is not None)
 
     def helper(holds_permit: bool) -> None:
@@ -194,7 +206,7 @@ def _run_with_helpers(
                 spawn_one()
             i = take()
             if i is not None:
-                run_one(i)
+                run_one(i, in_context=True)
             with done:
                 while i is None and len(finished) == emitted and emitted < next_index:
                     done.wait()
@@ -244,54 +256,61 @@ async def arun_all(
 async def arun_as_completed(
     tasks: Sequence[Callable[[], Awaitable[T]]], max_concurrency: int | None = None
 ) -> AsyncGenerator[tuple[int, T], None]:
-    """Await every task and yield ``(index, result)`` as each finishes."""
-    n = len(tasks)
-    if n == 0:
+    """Await every task and yield ``(index, result)`` as each finishes.
+
+    Closing the generator early cancels the tasks still running.
+    """
+    if not tasks:
         return
     limiter, is_new = _limiter_for(max_concurrency)
-    token = _limiter.set(limiter) if is_new else None
+    context = _publishing(limiter) if is_new and limiter is not None else None
     # `aclosing`: when our caller stops early, the inner generator must cancel its tasks now,
     # not whenever the event loop gets round to finalising it.
-    inner = _gather_as_completed(tasks) if limiter is None else _abounded(tasks, limiter)
-    try:
-        async with aclosing(inner):
-            async for item in inner:
-                yield item
-    finally:
-        if token is not None:
-            _limiter.reset(token)
+    inner = _gather_as_completed(tasks) if limiter is None else _abounded(tasks, limiter, context)
+    async with aclosing(inner):
+        async for item in inner:
+            yield item
 
 
 async def _gather_as_completed(
     tasks: Sequence[Callable[[], Awaitable[T]]],
 ) -> AsyncGenerator[tuple[int, T], None]:
+    """Every task at once; results in completion order (a queue, so linear in the tasks)."""
     import asyncio
 
     async def indexed(i: int) -> tuple[int, T]:
         return i, await tasks[i]()
 
-    pending = {asyncio.ensure_future(indexed(i)) for i in range(len(tasks))}
+    finished: asyncio.Queue[asyncio.Task[tuple[int, T]]] = asyncio.Queue()
+    running = [asyncio.ensure_future(indexed(i)) for i in range(len(tasks))]
+    for task in running:
+        task.add_done_callback(finished.put_nowait)
     try:
-        while pending:
-            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for future in finished:
-                yield future.result()
+        for _ in range(len(running)):
+            yield (await finished.get()).result()
     finally:
-        for future in pending:
-            future.cancel()
+        pending = [task for task in running if not task.done()]
+        for task in pending:
+            task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
 
 
 async def _abounded(
-    tasks: Sequence[Callable[[], Awaitable[T]]], limiter: Limiter
+    tasks: Sequence[Callable[[], Awaitable[T]]],
+    limiter: Limiter,
+    context: contextvars.Context | None,
 ) -> AsyncGenerator[tuple[int, T], None]:
-    """Worker coroutines pull tasks from one queue: the caller's own worker needs no permit."""
+    """Worker coroutines pull tasks from one queue: the caller's own worker needs no permit.
+
+    Workers run in copies of `context` when one is given (a new limiter to publish).
+    """
     import asyncio
 
     n = len(tasks)
     next_index = 0
     queue: asyncio.Queue[tuple[int, Any, BaseException | None]] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
 
     async def worker(holds_permit: bool) -> None:
         nonlocal next_index
@@ -307,13 +326,17 @@ async def _abounded(
             if holds_permit:
                 limiter.release()
 
-    workers = [asyncio.ensure_future(worker(False))]
+    def start(holds_permit: bool) -> asyncio.Task[None]:
+        own = context.copy() if context is not None else None
+        return loop.create_task(worker(holds_permit), context=own)
+
+    workers = [start(False)]
     spawnable = n - 1
     try:
         for _ in range(n):
             while spawnable > 0 and next_index < n and limiter.try_acquire():
                 spawnable -= 1
-                workers.append(asyncio.ensure_future(worker(True)))
+                workers.append(start(True))
             i, result, error = await queue.get()
             if error is not None:
                 raise error

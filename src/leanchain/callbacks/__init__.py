@@ -1,7 +1,14 @@
-"""Observing runs: the handler protocol and the run tree."""
+"""Observing runs: the handler protocol, the run tree, events and the console trace."""
 
 from __future__ import annotations
 
+from leanchain.callbacks._custom import adispatch_custom_event, dispatch_custom_event
+from leanchain.callbacks._defaults import (
+    add_default_handler,
+    default_handlers,
+    remove_default_handler,
+)
+from leanchain.callbacks._events import EventData, StreamEvent
 from leanchain.callbacks.base import AsyncCallbackHandler, BaseCallbackHandler
 from leanchain.callbacks.manager import CallbackManager, Callbacks, RunManager
 
@@ -10,5 +17,12 @@ __all__ = [
     "BaseCallbackHandler",
     "CallbackManager",
     "Callbacks",
+    "EventData",
     "RunManager",
+    "StreamEvent",
+    "add_default_handler",
+    "adispatch_custom_event",
+    "default_handlers",
+    "dispatch_custom_event",
+    "remove_default_handler",
 ]

@@ -16,6 +16,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 from uuid import UUID
 
+from leanchain.callbacks._defaults import DEFAULT_HANDLERS, with_default_handlers
+
 if TYPE_CHECKING:
     from leanchain.callbacks.manager import Callbacks
 
@@ -84,14 +86,18 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
     """
     parent = _current.get()
     if config is None:
-        return parent if parent is not None else _EMPTY
+        if parent is not None:
+            return parent
+        return with_default_handlers(_EMPTY) if DEFAULT_HANDLERS else _EMPTY
     if parent is not None and parent is not config:
         inherited = {k: v for k, v in parent.items() if k not in _PER_RUN_KEYS and v is not None}
         config = cast(RunnableConfig, {**inherited, **config})
     for key in config:
         if key not in CONFIG_KEYS:
-            return _move_unknown_keys(config)
-    return config
+            config = _move_unknown_keys(config)
+            break
+    # Handlers registered for every run (`leanchain.tracing.instrument`) join each root run.
+    return with_default_handlers(config) if DEFAULT_HANDLERS else config
 
 
 def _move_unknown_keys(config: RunnableConfig) -> RunnableConfig:

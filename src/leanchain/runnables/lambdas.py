@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 from typing_extensions import TypeVar
 
+from leanchain.callbacks._defaults import DEFAULT_HANDLERS
 from leanchain.callbacks.manager import RunManager, start_run
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Input, Output, Runnable, _afold, _fold, _TakesConfig
@@ -218,7 +219,11 @@ class RunnableLambda(Runnable[Input, Output]):
         # published this config (a sequence does), costs one context-variable read.
         parent = _current.get()
         if config is None:
-            config = parent if parent is not None else _EMPTY
+            if parent is not None:
+                config = parent
+            else:
+                # Handlers registered for every run join a root call through `ensure_config`.
+                config = _EMPTY if not DEFAULT_HANDLERS else ensure_config()
         elif config is not parent:
             config = ensure_config(config)
         if config.get("callbacks"):

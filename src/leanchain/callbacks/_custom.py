@@ -1,0 +1,68 @@
+"""User-defined events: `dispatch_custom_event` from inside a run (a lambda, a tool, ...).
+
+The event is reported under the run whose code dispatches it, so it shows up in
+`stream_events` as ``on_custom_event`` with that run's id, tags and metadata.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from leanchain.callbacks.manager import CallbackManager, _adispatch, _dispatch
+
+if TYPE_CHECKING:
+    from leanchain.runnables.config import RunnableConfig
+
+__all__ = ["adispatch_custom_event", "dispatch_custom_event"]
+
+_NO_PARENT = (
+    "Unable to dispatch a custom event without a parent run: call dispatch_custom_event from "
+    "inside a run (a RunnableLambda, a RunnableGenerator or a tool), or pass that run's config."
+)
+
+
+def _target(
+    config: RunnableConfig | None,
+) -> tuple[CallbackManager, dict[str, Any]] | None:
+    from leanchain.runnables.config import ensure_config
+
+    config = ensure_config(config)
+    callbacks = config.get("callbacks")
+    if not callbacks:
+        # Nobody listens: with no handlers no run was started, and there is nothing to tell.
+        return None
+    if not isinstance(callbacks, CallbackManager) or callbacks.parent_run_id is None:
+        raise RuntimeError(_NO_PARENT)
+    kwargs = {
+        "run_id": callbacks.parent_run_id,
+        "tags": list(config.get("tags") or ()),
+        "metadata": dict(config.get("metadata") or {}),
+    }
+    return callbacks, kwargs
+
+
+def dispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None = None) -> None:
+    """Send a user event named `name` carrying `data` to the handlers of the current run.
+
+    Args:
+        name: the event's name (the ``name`` of the ``on_custom_event`` stream event).
+        data: anything; handlers and event consumers receive it as it is.
+        config: the run's config; by default the one of the run whose code is running.
+
+    Raises:
+        RuntimeError: handlers listen but no run is in progress to attach the event to.
+    """
+    target = _target(config)
+    if target is not None:
+        manager, kwargs = target
+        _dispatch(manager.handlers, "on_custom_event", (name, data), kwargs)
+
+
+async def adispatch_custom_event(
+    name: str, data: Any, *, config: RunnableConfig | None = None
+) -> None:
+    """Async `dispatch_custom_event` (async handlers are awaited)."""
+    target = _target(config)
+    if target is not None:
+        manager, kwargs = target
+        await _adispatch(manager.handlers, "on_custom_event", (name, data), kwargs)

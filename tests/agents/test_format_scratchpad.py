@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -224,3 +225,33 @@ def test_xml_empty_and_unknown_escape_format() -> None:
     assert format_xml([]) == ""
     with pytest.raises(ValueError, match="escape_format must be 'minimal' or None, got 'all'"):
         format_xml([], escape_format="all")  # type: ignore[arg-type]
+
+
+def test_remembered_step_messages_are_released_with_their_action() -> None:
+    from leanchain.agents.format_scratchpad import tools as module
+
+    message = ai(("t", "c1"))
+    step = (action(message), "result")
+    first = format_to_tool_messages([step])
+    again = format_to_tool_messages([step])
+    assert first == again == [message, tm("result", "c1", "t")]
+    assert again[1] is first[1]  # built once per run, not once per step
+    key = id(step[0])
+    assert key in module._memo
+    del step, first, again
+    gc.collect()
+    assert key not in module._memo
+
+
+def test_mutable_observations_are_not_remembered() -> None:
+    observation: dict[str, Any] = {"n": 1}
+    step = (action(ai(("t", "c1"))), observation)
+    assert format_to_tool_messages([step])[1].content == '{"n": 1}'
+    observation["n"] = 2
+    assert format_to_tool_messages([step])[1].content == '{"n": 2}'
+
+
+def test_same_action_with_another_observation() -> None:
+    act = action(ai(("t", "c1")))
+    assert format_to_tool_messages([(act, "a")])[1].content == "a"
+    assert format_to_tool_messages([(act, "b")])[1].content == "b"

@@ -1,12 +1,91 @@
-"""`format_to_tool_messages`: the steps so far as native tool-call messages."""
+"""`format_to_tool_messages`: the steps so far as native tool-call messages.
+
+The scratchpad is rebuilt from all steps on every step of a run, so this is the hot path of a
+tool-calling agent. Three things keep it cheap without changing what it returns:
+
+- a `ToolMessage` from known-valid values skips pydantic validation;
+- LangChain's "add a message only if it is not already in the list" compares a message only
+  with earlier look-alikes (same kind, id, text and tool-call ids), not with every message;
+- a step's messages are remembered while its action object lives (for text observations,
+  which cannot change), so each step is turned into messages once per run, not once per step.
+"""
 
 from __future__ import annotations
 
+import weakref
+from functools import cache, partial
+from typing import Any
+
 from leanchain.agents.format_scratchpad._steps import Steps, pairs
-from leanchain.agents.schema import ToolAgentAction, observation_text
+from leanchain.agents.schema import AgentAction, ToolAgentAction, observation_text
 from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 __all__ = ["format_to_openai_tool_messages", "format_to_tool_messages"]
+
+Keyed = list[tuple[BaseMessage, Any]]
+"""Messages with their look-alike signatures."""
+
+_memo: dict[int, tuple[weakref.ref[AgentAction], str, Keyed]] = {}
+
+
+@cache
+def _tool_message_defaults() -> dict[str, Any]:
+    """Every `ToolMessage` field at its default, in field order."""
+    return {name: info.default for name, info in ToolMessage.model_fields.items()}
+
+
+def _tool_message(content: str, call_id: Any, name: Any) -> ToolMessage:
+    """``ToolMessage(content, tool_call_id=..., name=..., additional_kwargs={"name": name})``."""
+    if type(call_id) is not str or type(name) is not str:
+        return ToolMessage(
+            content=content, tool_call_id=call_id, name=name, additional_kwargs={"name": name}
+        )
+    fields = _tool_message_defaults().copy()
+    fields["content"] = content
+    fields["additional_kwargs"] = {"name": name}
+    fields["response_metadata"] = {}
+    fields["name"] = name
+    fields["tool_call_id"] = call_id
+    return ToolMessage._construct(fields)
+
+
+def _signature(message: BaseMessage) -> Any:
+    """A hashable summary that equal messages share (so only look-alikes are compared)."""
+    # Read the field values directly: a missing attribute on a pydantic model is slow.
+    fields = message.__dict__
+    content: Any = fields.get("content")
+    try:
+        key = (
+            type(message),
+            fields.get("id"),
+            content if isinstance(content, str) else len(content),
+            fields.get("tool_call_id"),
+            tuple(call.get("id") for call in fields.get("tool_calls") or ()),
+        )
+        hash(key)
+    except TypeError:
+        return type(message)
+    return key
+
+
+def _forget(key: int, ref: weakref.ref[AgentAction]) -> None:
+    entry = _memo.get(key)
+    if entry is not None and entry[0] is ref:
+        _memo.pop(key, None)
+
+
+def _step_messages(action: ToolAgentAction, observation: Any) -> Keyed:
+    """The action's messages and its tool result, with signatures (remembered, see above)."""
+    key = id(action)
+    entry = _memo.get(key)
+    if entry is not None and entry[0]() is action and entry[1] is observation:
+        return entry[2]
+    text = observation_text(observation)
+    result = _tool_message(text, action.tool_call_id, action.tool)
+    keyed = [(m, _signature(m)) for m in (*action.message_log, result)]
+    if type(observation) is str:
+        _memo[key] = (weakref.ref(action, partial(_forget, key)), observation, keyed)
+    return keyed
 
 
 def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
@@ -28,22 +107,19 @@ def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
         intermediate_steps: ``(action, observation)`` pairs (or `AgentStep`s), oldest first.
     """
     messages: list[BaseMessage] = []
+    seen: dict[Any, list[BaseMessage]] = {}
     for action, observation in pairs(intermediate_steps):
-        text = observation_text(observation)
         if isinstance(action, ToolAgentAction) and action.tool_call_id is not None:
-            new = [
-                *action.message_log,
-                ToolMessage(
-                    content=text,
-                    tool_call_id=action.tool_call_id,
-                    name=action.tool,
-                    additional_kwargs={"name": action.tool},
-                ),
-            ]
-            messages.extend([m for m in new if m not in messages])
+            keyed = _step_messages(action, observation)
+            # Checked against the messages before this step, as LangChain does.
+            fresh = [(m, k) for m, k in keyed if k not in seen or m not in seen[k]]
         else:
-            messages.append(AIMessage(content=action.log))
-            messages.append(HumanMessage(content=text))
+            text = observation_text(observation)
+            said, told = AIMessage(content=action.log), HumanMessage(content=text)
+            fresh = [(said, _signature(said)), (told, _signature(told))]
+        for message, key in fresh:
+            seen.setdefault(key, []).append(message)
+            messages.append(message)
     return messages
 
 

@@ -10,6 +10,7 @@ from leanchain.callbacks._defaults import (
 )
 from leanchain.callbacks._events import EventData, StreamEvent
 from leanchain.callbacks.base import AsyncCallbackHandler, BaseCallbackHandler
+from leanchain.callbacks.console import ConsoleCallbackHandler
 from leanchain.callbacks.manager import CallbackManager, Callbacks, RunManager
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "BaseCallbackHandler",
     "CallbackManager",
     "Callbacks",
+    "ConsoleCallbackHandler",
     "EventData",
     "RunManager",
     "StreamEvent",

@@ -85,6 +85,16 @@ def _with_instruction(scratchpad: Any, instruction: str) -> Any:
     return [*scratchpad, HumanMessage(content=instruction)]
 
 
+def _inline(func: Callable[[Any], Any], name: str | None = None) -> RunnableLambda[Any, Any]:
+    """`func` as a runnable whose async twin runs it inline: it is quick CPU work, and a
+    worker thread per agent step would cost more than the work itself."""
+
+    async def afunc(value: Any) -> Any:
+        return func(value)
+
+    return RunnableLambda(func, afunc, name=name)
+
+
 def _reply_text(reply: Any) -> str:
     return reply.text if isinstance(reply, BaseMessage) else str(reply)
 
@@ -127,11 +137,10 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         output_parser: BaseOutputParser[Decision],
         final_instruction: str,
     ) -> None:
-        def scratchpad(inputs: dict[str, Any]) -> Any:
-            return format_scratchpad(inputs["intermediate_steps"])
-
         super().__init__(
-            RunnablePassthrough.assign(agent_scratchpad=scratchpad),
+            RunnablePassthrough.assign(
+                agent_scratchpad=_inline(lambda x: format_scratchpad(x["intermediate_steps"]))
+            ),
             prompt,
             llm_step,
             output_parser,
@@ -170,10 +179,10 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
             return decision if isinstance(decision, AgentFinish) else _reply_text(reply)
 
         chain: Runnable[dict[str, Any], AgentFinish | str] = RunnableSequence(
-            RunnablePassthrough.assign(agent_scratchpad=scratchpad),
+            RunnablePassthrough.assign(agent_scratchpad=_inline(scratchpad)),
             self.prompt,
             self._final_llm(),
-            RunnableLambda(finish_or_text, name="final_answer"),
+            _inline(finish_or_text, name="final_answer"),
         )
         return chain
 

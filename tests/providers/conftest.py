@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from providers_support import API_KEY
+from providers_support import OPEN_MODELS, anthropic, openai
 
 from leanchain.providers import ChatAnthropic, ChatOpenAI
 from leanchain.testing import FakeProviderServer
@@ -25,17 +25,16 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def server() -> Iterator[FakeProviderServer]:
     with FakeProviderServer() as server:
         yield server
+    # Pooled connections close now, not whenever the garbage collector gets to them.
+    while OPEN_MODELS:
+        OPEN_MODELS.pop().close()
 
 
 @pytest.fixture
 def openai_model(server: FakeProviderServer) -> ChatOpenAI:
-    return ChatOpenAI(
-        model="gpt-fake", api_key=API_KEY, base_url=server.openai_base_url, max_retries=0
-    )
+    return openai(server)
 
 
 @pytest.fixture
 def anthropic_model(server: FakeProviderServer) -> ChatAnthropic:
-    return ChatAnthropic(
-        model="claude-fake", api_key=API_KEY, base_url=server.anthropic_base_url, max_retries=0
-    )
+    return anthropic(server)

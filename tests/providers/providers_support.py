@@ -10,6 +10,9 @@ from leanchain.testing import FakeProviderServer
 API_KEY = "sk-test-SECRET-0123456789abcdef"
 """The key every test model uses; no output may ever contain it."""
 
+OPEN_MODELS: list[ChatOpenAI | ChatAnthropic] = []
+"""Models made by the helpers below; the conftest closes them after each test."""
+
 
 def last_body(server: FakeProviderServer) -> dict[str, Any]:
     """The JSON body of the last request the server received."""
@@ -21,20 +24,20 @@ def last_body(server: FakeProviderServer) -> dict[str, Any]:
 def openai(server: FakeProviderServer, **settings: Any) -> ChatOpenAI:
     """A ChatOpenAI pointed at `server` (no retries unless asked for)."""
     settings.setdefault("max_retries", 0)
-    return ChatOpenAI(
-        model=settings.pop("model", "gpt-fake"),
-        api_key=API_KEY,
-        base_url=server.openai_base_url,
-        **settings,
+    settings.setdefault("api_key", API_KEY)
+    model = ChatOpenAI(
+        model=settings.pop("model", "gpt-fake"), base_url=server.openai_base_url, **settings
     )
+    OPEN_MODELS.append(model)
+    return model
 
 
 def anthropic(server: FakeProviderServer, **settings: Any) -> ChatAnthropic:
     """A ChatAnthropic pointed at `server` (no retries unless asked for)."""
     settings.setdefault("max_retries", 0)
-    return ChatAnthropic(
-        model=settings.pop("model", "claude-fake"),
-        api_key=API_KEY,
-        base_url=server.anthropic_base_url,
-        **settings,
+    settings.setdefault("api_key", API_KEY)
+    model = ChatAnthropic(
+        model=settings.pop("model", "claude-fake"), base_url=server.anthropic_base_url, **settings
     )
+    OPEN_MODELS.append(model)
+    return model

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from providers_support import last_body
+from providers_support import last_body, openai
 from pydantic import BaseModel
 
 from leanchain.callbacks import BaseCallbackHandler
@@ -164,7 +164,7 @@ def test_streamed_reply_adds_up_to_the_invoked_one(
 
 
 def test_stream_without_usage_chunk(server: FakeProviderServer) -> None:
-    model = ChatOpenAI(model="m", api_key="k", base_url=server.openai_base_url, stream_usage=False)
+    model = openai(server, model="m", stream_usage=False)
     server.enqueue(ScriptedReply(text="ok"))
     assert list(model.stream("hi"))[-1] == AIMessageChunk(
         "",

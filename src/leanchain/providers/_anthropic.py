@@ -11,16 +11,12 @@ from pydantic import SecretStr
 from leanchain.callbacks.manager import RunManager
 from leanchain.errors import StreamError
 from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
-from leanchain.messages import AIMessage, BaseMessage, message_chunk_to_message
+from leanchain.messages import AIMessage, BaseMessage
 
-from ._anthropic_convert import (
-    AnthropicStreamReader,
-    anthropic_tool_choice,
-    anthropic_tools,
-    message_from_anthropic,
-    to_anthropic_messages,
-)
-from ._common import ProviderChatModel, check_tool_pairing
+from ._anthropic_convert import anthropic_tool_choice, anthropic_tools, to_anthropic_messages
+from ._anthropic_reply import AnthropicStreamReader, message_from_anthropic
+from ._common import ProviderChatModel
+from ._tool_calls import check_tool_pairing, result_from_chunks
 
 if TYPE_CHECKING:
     from leanchain.language_models import LanguageModelInput, ToolChoice
@@ -205,7 +201,7 @@ class ChatAnthropic(ProviderChatModel):
     ) -> ChatResult:
         params = self._params(messages, stop, kwargs)
         if self._must_stream(params):
-            return _result_from_chunks(list(self._stream_params(params)))
+            return result_from_chunks(list(self._stream_params(params)))
         message = self._call(self._sync_client().messages.create, params)
         return _result(message_from_anthropic(message))
 
@@ -218,7 +214,7 @@ class ChatAnthropic(ProviderChatModel):
     ) -> ChatResult:
         params = self._params(messages, stop, kwargs)
         if self._must_stream(params):
-            return _result_from_chunks([chunk async for chunk in self._astream_params(params)])
+            return result_from_chunks([chunk async for chunk in self._astream_params(params)])
         message = await self._acall(self._async_client().messages.create, params)
         return _result(message_from_anthropic(message))
 
@@ -301,9 +297,7 @@ class ChatAnthropic(ProviderChatModel):
         Raises:
             ValueError: `tool_choice` names no bound tool.
         """
-        from leanchain.tools import convert_to_anthropic_tool
-
-        formatted = [convert_to_anthropic_tool(tool, strict=strict) for tool in tools]
+        formatted = anthropic_tools(tools, strict=strict)
         if tool_choice is not None:
             anthropic_tool_choice(tool_choice, formatted, parallel_tool_calls)  # fail early
             kwargs["tool_choice"] = tool_choice
@@ -321,12 +315,4 @@ def _result(message: AIMessage) -> ChatResult:
     stop_reason = message.response_metadata.get("stop_reason")
     return ChatResult(
         generations=[ChatGeneration(message=message, generation_info={"stop_reason": stop_reason})]
-    )
-
-
-def _result_from_chunks(chunks: list[ChatGenerationChunk]) -> ChatResult:
-    merged = chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]
-    message = message_chunk_to_message(merged.message)
-    return ChatResult(
-        generations=[ChatGeneration(message=message, generation_info=merged.generation_info)]
     )

@@ -21,20 +21,18 @@ from collections.abc import (
     Callable,
     Iterator,
     Mapping,
-    Sequence,
 )
 from types import ModuleType
-from typing import Any, ClassVar, Literal, NoReturn, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import SecretStr
 
 from leanchain.errors import ProviderError
 from leanchain.language_models import BaseChatModel
-from leanchain.messages import AIMessage, BaseMessage, ToolMessage
 
 from ._errors import map_provider_error
 
-__all__ = ["ProviderChatModel", "check_tool_pairing", "env_secret"]
+__all__ = ["ProviderChatModel", "env_secret"]
 
 T = TypeVar("T")
 
@@ -48,46 +46,6 @@ def env_secret(value: str | SecretStr | None, env: str) -> SecretStr | None:
     if not isinstance(value, str):
         raise TypeError(f"api_key must be a str or SecretStr, got {type(value).__name__}")
     return SecretStr(value)
-
-
-def check_tool_pairing(messages: Sequence[BaseMessage]) -> None:
-    """Reject a history in which a tool call is unanswered or a tool result answers no call.
-
-    Both APIs answer 400 to such a history; failing here names the message at fault and sends
-    nothing. Every tool call of an AI message needs a `ToolMessage` with its id before the next
-    message of any other kind.
-
-    Raises:
-        ValueError: the tool calls and tool messages do not pair up.
-    """
-    pending: dict[str, int] = {}
-    for position, message in enumerate(messages):
-        if isinstance(message, ToolMessage):
-            if pending.pop(message.tool_call_id, None) is None:
-                raise ValueError(
-                    f"Message {position} is a ToolMessage for tool_call_id "
-                    f"{message.tool_call_id!r}, but no tool call of the AI message before it "
-                    "has that id (or it was answered already)"
-                )
-            continue
-        if pending:
-            _unanswered(pending, position)
-        if isinstance(message, AIMessage):
-            ids = [call["id"] for call in message.tool_calls]
-            ids += [call["id"] for call in message.invalid_tool_calls]
-            pending = {call_id: position for call_id in ids if call_id}
-    if pending:
-        _unanswered(pending, len(messages))
-
-
-def _unanswered(pending: dict[str, int], position: int) -> NoReturn:
-    source = next(iter(pending.values()))
-    where = f"before message {position}" if position else "at the end of the messages"
-    raise ValueError(
-        f"The tool calls {sorted(pending)} of message {source} have no ToolMessage answering "
-        f"them {where}; every tool call needs a ToolMessage with its tool_call_id right after "
-        "the AI message that made it"
-    )
 
 
 class ProviderChatModel(BaseChatModel):
@@ -190,6 +148,16 @@ class ProviderChatModel(BaseChatModel):
                 if client is None:
                     client = self._client = self._make_client(is_async=False)
         return client
+
+    def close(self) -> None:
+        """Close the pooled connections of the sync client; a later call opens new ones.
+
+        Async clients close by themselves when their event loop shuts down.
+        """
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
     def _async_client(self) -> Any:
         loop = asyncio.get_running_loop()

@@ -13,14 +13,10 @@ from leanchain.errors import StreamError
 from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
 from leanchain.messages import AIMessage, BaseMessage
 
-from ._common import ProviderChatModel, check_tool_pairing
-from ._openai_convert import (
-    OpenAIStreamReader,
-    message_from_openai,
-    openai_tool_choice,
-    openai_tools,
-    to_openai_messages,
-)
+from ._common import ProviderChatModel
+from ._openai_convert import openai_tool_choice, openai_tools, to_openai_messages
+from ._openai_reply import OpenAIStreamReader, message_from_openai
+from ._tool_calls import check_tool_pairing
 
 if TYPE_CHECKING:
     from leanchain.language_models import LanguageModelInput, ToolChoice

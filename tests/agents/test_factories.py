@@ -638,3 +638,18 @@ def test_invalid_tool_call_json_is_shown_to_the_model() -> None:
             "Call the tools again, with each call's arguments as one valid JSON object."
         ),
     ]
+
+
+async def test_async_runs_give_the_same_decisions() -> None:
+    steps = [(AgentAction("echo", "a", "Action: echo\nAction Input: a"), "echo:a")]
+    model = S(["Action: echo\nAction Input: b", "Final Answer: 42"])
+    agent = create_react_agent(model, [echo], REACT_PROMPT)
+    inputs = {"input": "q", "intermediate_steps": steps}
+    assert await agent.ainvoke(inputs) == AgentAction("echo", "b", "Action: echo\nAction Input: b")
+    assert await agent.build_final_answer_chain().ainvoke(inputs) == AgentFinish(
+        {"output": "42"}, "Final Answer: 42"
+    )
+    tool_model = S([S.tool_call("echo", {"text": "hi"}, id="c1")])
+    tool_agent = create_tool_calling_agent(tool_model, [echo], TOOL_CALLING_PROMPT)
+    action = only_call(await tool_agent.ainvoke({"input": "q", "intermediate_steps": []}))
+    assert (action.tool, action.tool_input, action.tool_call_id) == ("echo", {"text": "hi"}, "c1")

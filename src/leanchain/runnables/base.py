@@ -726,7 +726,7 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     if isinstance(thing, Runnable):
         return thing
     if inspect.isasyncgenfunction(thing) or inspect.isgeneratorfunction(thing):
-        from leanchain.runnables.lambdas import RunnableGenerator
+        from leanchain.runnables.generator import RunnableGenerator
 
         return RunnableGenerator(thing)
     if callable(thing):

@@ -1,19 +1,19 @@
-"""Plain functions as runnables: `RunnableLambda`, `RunnableGenerator` and `@chain`."""
+"""Plain functions as runnables: `RunnableLambda` and `@chain` (`RunnableGenerator` lives in
+`generator.py`, re-exported here)."""
 
 from __future__ import annotations
 
-import ast
 import contextvars
 import inspect
-import textwrap
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, cast, overload
 
 from typing_extensions import TypeVar
 
 from leanchain.callbacks._defaults import DEFAULT_HANDLERS
-from leanchain.callbacks.manager import RunManager, start_run
+from leanchain.callbacks.manager import start_run
 from leanchain.runnables._executor import run_in_executor
+from leanchain.runnables._signature import first_param_type, item_keys, lambda_source, return_type
 from leanchain.runnables.base import Input, Output, Runnable, _afold, _fold, _TakesConfig
 from leanchain.runnables.config import (
     _EMPTY,
@@ -23,15 +23,15 @@ from leanchain.runnables.config import (
     ensure_config,
     patch_config,
 )
+from leanchain.runnables.generator import SYNC_STREAM, RunnableGenerator
 from leanchain.runnables.utils import accepts_config
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["RunnableGenerator", "RunnableLambda", "chain"]
+__all__ = ["RunnableGenerator", "RunnableLambda", "chain"]  # RunnableGenerator: re-exported
 
 _SYNC_COROUTINE = "Cannot invoke a coroutine function synchronously.Use `ainvoke` instead."
-_SYNC_STREAM = "Cannot stream a coroutine function synchronously.Use `astream` instead."
 
 
 In = TypeVar("In")
@@ -43,19 +43,6 @@ _AnyOut = TypeVar("_AnyOut", default=Any)
 
 def _is_async(func: Any) -> bool:
     return inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)
-
-
-def _lambda_source(func: Callable[..., Any]) -> str | None:
-    """The source text of a ``lambda`` expression, for repr."""
-    try:
-        source = textwrap.dedent(inspect.getsource(func))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError):
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda):
-            return ast.get_source_segment(source, node)
-    return None
 
 
 def _recurse(
@@ -180,7 +167,7 @@ class RunnableLambda(Runnable[Input, Output]):
     def __repr__(self) -> str:
         func = self.func or self.afunc
         if getattr(func, "__name__", None) == "<lambda>" and func is not None:
-            source = _lambda_source(func)
+            source = lambda_source(func)
             return f"RunnableLambda({source or '...'})"
         return f"RunnableLambda({getattr(func, '__name__', '...')})"
 
@@ -283,7 +270,7 @@ class RunnableLambda(Runnable[Input, Output]):
     ) -> Iterator[Output]:
         """Gather the whole input, then yield the output (a generator's chunks as they come)."""
         if self.func is None:
-            raise TypeError(_SYNC_STREAM)
+            raise TypeError(SYNC_STREAM)
         return self._transform_with_config(
             input, lambda it, cfg, run: self._stream(it, cfg, kwargs), config
         )
@@ -368,12 +355,12 @@ class RunnableLambda(Runnable[Input, Output]):
     @property
     def InputType(self) -> Any:
         """The type hint of the function's first parameter (``Any`` without one)."""
-        return _first_param_type(self.func or self.afunc)
+        return first_param_type(self.func or self.afunc)
 
     @property
     def OutputType(self) -> Any:
         """The function's return type hint (``Any`` without one)."""
-        return _return_type(self.func or self.afunc)
+        return return_type(self.func or self.afunc)
 
     def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         """The first parameter's type; without a hint, an object of the keys the body reads.
@@ -381,195 +368,12 @@ class RunnableLambda(Runnable[Input, Output]):
         ``lambda x: x["foo"] + x["bar"]`` takes an object with required ``bar`` and ``foo``.
         """
         if self.InputType is Any:
-            keys = _item_keys(cast(Callable[..., Any], self.func or self.afunc))
+            keys = item_keys(cast(Callable[..., Any], self.func or self.afunc))
             if keys:
                 from leanchain.runnables.schema import object_schema
 
                 return object_schema(self.get_name("Input"), dict.fromkeys(keys, Any))
         return super().get_input_schema(config)
-
-
-def _item_keys(func: Callable[..., Any]) -> list[str]:
-    """The string keys the function's body reads from its first parameter (``x["key"]``)."""
-    try:
-        source = textwrap.dedent(inspect.getsource(func))
-        tree = ast.parse(source)
-        params = list(inspect.signature(func).parameters)
-    except (OSError, TypeError, SyntaxError, ValueError):
-        return []
-    if not params:
-        return []
-    target = next(
-        (
-            node
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef)
-            and (node.name == func.__name__ if not isinstance(node, ast.Lambda) else True)
-        ),
-        None,
-    )
-    if target is None:
-        return []
-    keys = {
-        node.slice.value
-        for node in ast.walk(target)
-        if isinstance(node, ast.Subscript)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == params[0]
-        and isinstance(node.slice, ast.Constant)
-        and isinstance(node.slice.value, str)
-    }
-    return sorted(keys)
-
-
-def _hints(func: Any) -> dict[str, Any]:
-    try:
-        import typing
-
-        return typing.get_type_hints(func)
-    except Exception:
-        return {}
-
-
-def _first_param_type(func: Any) -> Any:
-    try:
-        params = list(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        return Any
-    return _hints(func).get(params[0], Any) if params else Any
-
-
-def _return_type(func: Any) -> Any:
-    return _hints(func).get("return", Any)
-
-
-class RunnableGenerator(Runnable[Input, Output]):
-    """A generator function over the stream of input chunks: keeps a pipeline streaming."""
-
-    __slots__ = ("_agen", "_agen_config", "_gen", "_gen_config", "name")
-
-    @overload
-    def __init__(
-        self: RunnableGenerator[In, Out],
-        transform: Callable[[AsyncIterator[In]], AsyncIterator[Out]],
-        atransform: None = None,
-        *,
-        name: str | None = None,
-    ) -> None: ...
-    @overload
-    def __init__(
-        self: RunnableGenerator[In, Out],
-        transform: Callable[[Iterator[In]], Iterator[Out]],
-        atransform: Callable[[AsyncIterator[In]], AsyncIterator[Out]] | None = None,
-        *,
-        name: str | None = None,
-    ) -> None: ...
-    @overload
-    def __init__(
-        self: RunnableGenerator[Any, Any],
-        transform: Callable[..., Any],
-        atransform: Callable[..., AsyncIterator[Any]] | None = None,
-        *,
-        name: str | None = None,
-    ) -> None: ...
-
-    def __init__(
-        self,
-        transform: Callable[..., Any],
-        atransform: Callable[..., AsyncIterator[Any]] | None = None,
-        *,
-        name: str | None = None,
-    ) -> None:
-        self._gen: Callable[..., Iterator[Any]] | None
-        self._agen: Callable[..., AsyncIterator[Any]] | None
-        if inspect.isasyncgenfunction(transform):
-            self._gen, self._agen = None, transform
-        elif inspect.isgeneratorfunction(transform):
-            self._gen, self._agen = transform, atransform
-        else:
-            raise TypeError(
-                "Expected a generator function type for `transform`."
-                f"Instead got an unsupported type: {type(transform)}"
-            )
-        self._gen_config = self._gen is not None and accepts_config(self._gen)
-        self._agen_config = self._agen is not None and accepts_config(self._agen)
-        self.name = name or getattr(transform, "__name__", None)
-
-    def __repr__(self) -> str:
-        return f"RunnableGenerator({self.get_name()})"
-
-    def _run(
-        self, input: Iterator[Any], config: RunnableConfig, run: RunManager | None
-    ) -> Iterator[Any]:
-        if self._gen is None:
-            raise TypeError(_SYNC_STREAM)
-        gen = self._gen(input, config=config) if self._gen_config else self._gen(input)
-        if not config:
-            yield from gen
-            return
-        ctx = contextvars.copy_context()
-        ctx.run(_current.set, config)
-        while True:
-            try:
-                chunk = ctx.run(next, gen)
-            except StopIteration:
-                return
-            yield chunk
-
-    def transform(
-        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[Output]:
-        """The generator over the input chunks."""
-        return self._transform_with_config(input, self._run, config)
-
-    def stream(
-        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[Output]:
-        """The generator over a single input."""
-        return self.transform(iter((input,)), config)
-
-    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
-        """All the generator's chunks added together."""
-        return _fold(self.stream(input, config))[1]  # type: ignore[no-any-return]
-
-    async def _arun(
-        self, input: AsyncIterator[Any], config: RunnableConfig, run: RunManager | None
-    ) -> AsyncIterator[Any]:
-        if self._agen is not None:
-            gen = self._agen(input, config=config) if self._agen_config else self._agen(input)
-            token = _current.set(config)
-            try:
-                async for chunk in gen:
-                    yield chunk
-            finally:
-                _current.reset(token)
-            return
-        items = [item async for item in input]
-        for chunk in await run_in_executor(lambda: list(self._run(iter(items), config, run))):
-            yield chunk
-
-    def atransform(
-        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Output]:
-        """The async generator over the input chunks (a sync one runs in a worker thread)."""
-        return self._atransform_with_config(input, self._arun, config)
-
-    async def astream(
-        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Output]:
-        """The async generator over a single input."""
-
-        async def single() -> AsyncIterator[Input]:
-            yield input
-
-        async for chunk in self.atransform(single(), config):
-            yield chunk
-
-    async def ainvoke(
-        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Output:
-        """All the async generator's chunks added together."""
-        return (await _afold(self.astream(input, config)))[1]  # type: ignore[no-any-return]
 
 
 @overload

@@ -343,7 +343,5 @@ async def astart_run(
     if manager is None:
         return None
     event = _START.get(run_type, "on_chain_start")
-    await _adispatch(
-        manager.handlers, event, (serialized or {"name": manager.name}, inputs), extra
-    )
+    await _adispatch(manager.handlers, event, (serialized or {"name": manager.name}, inputs), extra)
     return manager

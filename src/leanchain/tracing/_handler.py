@@ -1,0 +1,305 @@
+"""`OpenTelemetryCallbackHandler`: every run becomes a span, nested by the run tree.
+
+Chat model runs become ``chat {model}`` client spans, tool runs ``execute_tool {name}``
+spans and agent executor runs ``invoke_agent {name}`` spans, with the GenAI semantic
+conventions' attributes; every other run (chains, prompts, parsers) is an internal span
+named after the run. A run's span is the child of its parent run's span; a root run's span is
+the child of whatever span is current when it starts (a web request's, say).
+
+Prompt and completion content (``gen_ai.input.messages``, ``gen_ai.output.messages``, tool
+arguments and results, error messages) is recorded only with ``capture_content=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from leanchain.callbacks.base import BaseCallbackHandler
+from leanchain.tracing._genai import (
+    chat_request_attributes,
+    chat_response_attributes,
+    error_type,
+    messages_json,
+    model_of,
+    to_json,
+)
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span, TracerProvider
+
+__all__ = ["OpenTelemetryCallbackHandler"]
+
+_AGENT = "invoke_agent"
+
+
+class OpenTelemetryCallbackHandler(BaseCallbackHandler):
+    """A handler that exports runs as OpenTelemetry spans (GenAI semantic conventions).
+
+    Needs ``opentelemetry-api`` (the ``otel`` extra); it is imported when the handler is
+    made, never by ``import leanchain``.
+
+    Args:
+        tracer_provider: where the spans go; ``None`` means the global provider (so one
+            configured later is used too).
+        capture_content: also record prompts, completions, tool arguments and results.
+    """
+
+    def __init__(
+        self, tracer_provider: TracerProvider | None = None, *, capture_content: bool = False
+    ) -> None:
+        from opentelemetry import trace
+
+        from leanchain import __version__
+
+        self._trace = trace
+        self._tracer = trace.get_tracer("leanchain", __version__, tracer_provider=tracer_provider)
+        self._client = trace.SpanKind.CLIENT
+        self._internal = trace.SpanKind.INTERNAL
+        self._error = trace.StatusCode.ERROR
+        self.capture_content = capture_content
+        self._spans: dict[UUID, Span] = {}
+        self._names: dict[UUID, str] = {}
+        self._calls: dict[UUID, list[tuple[str, Any, str]]] = {}
+
+    # -- spans ------------------------------------------------------------------------------
+
+    def _open(
+        self,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        name: str,
+        kind: Any,
+        attributes: dict[str, Any],
+    ) -> Span:
+        parent = self._spans.get(parent_run_id) if parent_run_id is not None else None
+        context = None if parent is None else self._trace.set_span_in_context(parent)
+        span = self._tracer.start_span(name, context=context, kind=kind, attributes=attributes)
+        self._spans[run_id] = span
+        return span
+
+    def _close(self, run_id: UUID, attributes: dict[str, Any] | None = None) -> None:
+        span = self._spans.pop(run_id, None)
+        if span is None:
+            return
+        self._names.pop(run_id, None)
+        self._calls.pop(run_id, None)
+        if attributes:
+            span.set_attributes(attributes)
+        span.end()
+
+    def _fail(self, run_id: UUID, error: BaseException) -> None:
+        span = self._spans.pop(run_id, None)
+        if span is None:
+            return
+        self._names.pop(run_id, None)
+        self._calls.pop(run_id, None)
+        kind = error_type(error)
+        span.set_attribute("error.type", kind)
+        # An error's message often quotes the input or the model's output: content.
+        span.set_status(self._error, str(error) if self.capture_content else kind)
+        if self.capture_content:
+            span.record_exception(error)
+        span.end()
+
+    def _as_agent(self, run_id: UUID) -> None:
+        """Make a chain run's span an agent invocation (known at its first decision)."""
+        name = self._names.pop(run_id, None)
+        span = self._spans.get(run_id)
+        if name is None or span is None:
+            return
+        span.update_name(f"{_AGENT} {name}")
+        span.set_attributes({"gen_ai.operation.name": _AGENT, "gen_ai.agent.name": name})
+
+    # -- chains, prompts, parsers, agents ---------------------------------------------------
+
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Open an internal span (an ``invoke_agent`` span for an agent run)."""
+        name = str(kwargs.get("name") or (serialized or {}).get("name") or "chain")
+        run_type = kwargs.get("run_type") or "chain"
+        if run_type == "agent":
+            attributes = {"gen_ai.operation.name": _AGENT, "gen_ai.agent.name": name}
+            self._open(run_id, parent_run_id, f"{_AGENT} {name}", self._internal, attributes)
+            return
+        self._open(run_id, parent_run_id, name, self._internal, {"leanchain.run.type": run_type})
+        # An agent executor tells its kind by its decisions: remember the name until then.
+        self._names[run_id] = name
+
+    def on_chain_end(
+        self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """End the run's span."""
+        self._close(run_id)
+
+    def on_chain_error(
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """End the run's span with an error status."""
+        self._fail(run_id, error)
+
+    def on_agent_action(
+        self, action: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """The run is an agent's: its span becomes ``invoke_agent {name}``.
+
+        The executor runs a tool with the call's arguments only, so the call's id is kept
+        here for the tool run that follows (`_call_id`).
+        """
+        self._as_agent(run_id)
+        call_id = getattr(action, "tool_call_id", None)
+        if isinstance(call_id, str):
+            entry = (str(getattr(action, "tool", "")), getattr(action, "tool_input", None), call_id)
+            self._calls.setdefault(run_id, []).append(entry)
+
+    def _call_id(self, parent_run_id: UUID | None, name: str, tool_input: Any) -> str | None:
+        """The id of the agent's pending tool call with this tool name and input."""
+        pending = self._calls.get(parent_run_id) if parent_run_id is not None else None
+        if not pending:
+            return None
+        for i, (tool, arguments, call_id) in enumerate(pending):
+            if tool == name and arguments == tool_input:
+                del pending[i]
+                return call_id
+        return None
+
+    def on_agent_finish(
+        self, finish: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """The run is an agent's: its span becomes ``invoke_agent {name}``."""
+        self._as_agent(run_id)
+
+    # -- chat models ------------------------------------------------------------------------
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any] | None,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Open a ``chat {model}`` client span with the request's attributes."""
+        params = kwargs.get("invocation_params") or {}
+        attributes = chat_request_attributes(params)
+        if self.capture_content and messages:
+            attributes["gen_ai.input.messages"] = messages_json(messages[0])
+        model = model_of(params)
+        name = "chat" if model is None else f"chat {model}"
+        self._open(run_id, parent_run_id, name, self._client, attributes)
+
+    def on_llm_end(
+        self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """End the chat span with the usage, finish reasons and response attributes."""
+        self._close(
+            run_id, chat_response_attributes(response, capture_content=self.capture_content)
+        )
+
+    def on_llm_error(
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """End the chat span with an error status."""
+        self._fail(run_id, error)
+
+    # -- tools ------------------------------------------------------------------------------
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Open an ``execute_tool {name}`` span."""
+        described = serialized or {}
+        name = str(kwargs.get("name") or described.get("name") or "tool")
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.type": "function",
+        }
+        description = described.get("description")
+        if isinstance(description, str) and description:
+            attributes["gen_ai.tool.description"] = description
+        call_id = kwargs.get("tool_call_id")
+        if call_id is None:
+            call_id = self._call_id(parent_run_id, name, input_str if inputs is None else inputs)
+        if isinstance(call_id, str):
+            attributes["gen_ai.tool.call.id"] = call_id
+        if self.capture_content:
+            attributes["gen_ai.tool.call.arguments"] = (
+                input_str if inputs is None else to_json(inputs)
+            )
+        self._open(run_id, parent_run_id, f"execute_tool {name}", self._internal, attributes)
+
+    def on_tool_end(
+        self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """End the tool span (an error status when the tool answered with a handled error)."""
+        if getattr(output, "status", None) == "error":
+            span = self._spans.get(run_id)
+            if span is not None:
+                span.set_attribute("error.type", "tool_error")
+                span.set_status(self._error, "tool_error")
+        attributes = None
+        if self.capture_content:
+            content = getattr(output, "content", output)
+            result = content if isinstance(content, str) else to_json(content)
+            attributes = {"gen_ai.tool.call.result": result}
+        self._close(run_id, attributes)
+
+    def on_tool_error(
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """End the tool span with an error status."""
+        self._fail(run_id, error)
+
+    def on_custom_event(
+        self,
+        name: str,
+        data: Any,
+        *,
+        run_id: UUID,
+        tags: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """A user event: a span event on the dispatching run's span (its data as content)."""
+        span = self._spans.get(run_id)
+        if span is not None:
+            attributes = {"leanchain.event.data": to_json(data)} if self.capture_content else {}
+            span.add_event(name, attributes)

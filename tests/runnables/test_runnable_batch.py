@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from typing import Any
 
@@ -208,3 +209,19 @@ def test_sync_batch_runs_items_concurrently() -> None:
         return x
 
     assert RunnableLambda(meet).batch(list(range(4))) == list(range(4))
+
+
+@pytest.mark.parametrize("bound", [None, 2])
+async def test_abatch_failures_after_the_first_are_not_logged_as_unretrieved(
+    bound: int | None, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def fail(x: int) -> int:
+        raise ValueError(str(x))
+
+    config: RunnableConfig = {"max_concurrency": bound} if bound else {}
+    with pytest.raises(ValueError, match="1"):
+        await RunnableLambda(fail).abatch([1, 2, 3], config)
+    await asyncio.sleep(0.01)
+    gc.collect()
+    await asyncio.sleep(0.01)
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []

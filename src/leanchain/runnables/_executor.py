@@ -294,6 +294,11 @@ async def _gather_as_completed(
             task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
+        for task in running:
+            # Other failures after the first: mark them seen, or asyncio logs each one as
+            # "Task exception was never retrieved".
+            if not task.cancelled():
+                task.exception()
 
 
 async def _abounded(

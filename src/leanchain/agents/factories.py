@@ -19,8 +19,9 @@ no tools (`AgentRunnable.build_final_answer_chain`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeAlias, TypeVar
+from typing import Any, Final, TypeAlias
 
+from leanchain.agents._agent_runnable import AgentRunnable, Decision
 from leanchain.agents.format_scratchpad import (
     format_log_to_str,
     format_to_openai_tool_messages,
@@ -36,11 +37,11 @@ from leanchain.agents.output_parsers import (
     XMLAgentOutputParser,
 )
 from leanchain.agents.schema import AgentAction, AgentFinish
-from leanchain.errors import AgentConfigurationError, OutputParserException
-from leanchain.messages import BaseMessage, HumanMessage
+from leanchain.errors import AgentConfigurationError
+from leanchain.messages import BaseMessage
 from leanchain.output_parsers import BaseOutputParser
 from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate
-from leanchain.runnables import Runnable, RunnableLambda, RunnablePassthrough, RunnableSequence
+from leanchain.runnables import Runnable
 from leanchain.tools import BaseTool, convert_to_openai_tool, render_text_description
 from leanchain.tools import render_text_description_and_args as render_with_args
 
@@ -53,7 +54,6 @@ __all__ = [
     "create_xml_agent",
 ]
 
-Decision = TypeVar("Decision")
 MultiDecision: TypeAlias = list[AgentAction] | AgentFinish
 SingleDecision: TypeAlias = AgentAction | AgentFinish
 ToolsRenderer: TypeAlias = Callable[[list[BaseTool]], str]
@@ -76,115 +76,6 @@ XML_FINAL_ANSWER: Final = (
     "final answer now, based on the observations above, between <final_answer> and "
     "</final_answer>."
 )
-
-
-def _with_instruction(scratchpad: Any, instruction: str) -> Any:
-    """The scratchpad followed by the instruction: appended text, or one more human message."""
-    if isinstance(scratchpad, str):
-        return scratchpad + instruction
-    return [*scratchpad, HumanMessage(content=instruction)]
-
-
-def _inline(func: Callable[[Any], Any], name: str | None = None) -> RunnableLambda[Any, Any]:
-    """`func` as a runnable whose async twin runs it inline: it is quick CPU work, and a
-    worker thread per agent step would cost more than the work itself."""
-
-    async def afunc(value: Any) -> Any:
-        return func(value)
-
-    return RunnableLambda(func, afunc, name=name)
-
-
-def _reply_text(reply: Any) -> str:
-    return reply.text if isinstance(reply, BaseMessage) else str(reply)
-
-
-class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
-    """An agent: ``assign(agent_scratchpad=...) | prompt | llm step | parser``, parts kept.
-
-    It runs exactly as the four-step `RunnableSequence` it is; the extra attributes are its
-    parts, read by `build_final_answer_chain`.
-
-    Args:
-        prompt: the prompt (partials filled in).
-        llm: the model as given to the factory (no tools or stop bound).
-        llm_step: the model as the agent calls it (tools and/or stop bound).
-        final_llm: a zero-argument function giving the model for the final answer: no tools
-            may be called (built only when asked for).
-        format_scratchpad: intermediate steps → the ``agent_scratchpad`` value.
-        output_parser: reads the model's reply as the agent's decision.
-        final_instruction: what the final-answer call adds to the scratchpad.
-    """
-
-    __slots__ = (
-        "_final_llm",
-        "final_instruction",
-        "format_scratchpad",
-        "llm",
-        "llm_step",
-        "output_parser",
-        "prompt",
-    )
-
-    def __init__(
-        self,
-        *,
-        prompt: BasePromptTemplate,
-        llm: Runnable[Any, Any],
-        llm_step: Runnable[Any, Any],
-        final_llm: Callable[[], Runnable[Any, Any]],
-        format_scratchpad: Callable[[Steps], Any],
-        output_parser: BaseOutputParser[Decision],
-        final_instruction: str,
-    ) -> None:
-        super().__init__(
-            RunnablePassthrough.assign(
-                agent_scratchpad=_inline(lambda x: format_scratchpad(x["intermediate_steps"]))
-            ),
-            prompt,
-            llm_step,
-            output_parser,
-        )
-        self.prompt = prompt
-        self.llm = llm
-        self.llm_step = llm_step
-        self._final_llm = final_llm
-        self.format_scratchpad = format_scratchpad
-        self.output_parser = output_parser
-        self.final_instruction = final_instruction
-
-    def build_final_answer_chain(self) -> Runnable[dict[str, Any], AgentFinish | str]:
-        """The one last model call of ``early_stopping_method="generate"``.
-
-        ``assign(agent_scratchpad=scratchpad of all steps + final instruction) | prompt |
-        model with no tools | finish-or-text``. Its input is the executor's inputs plus
-        ``intermediate_steps``. It returns the parser's `AgentFinish` when the reply parses to
-        one; otherwise (a reply that asks for a tool anyway, or does not parse) the reply's
-        text, which the executor makes the output. Tool-calling agents keep the tool
-        definitions (the history refers to them) with ``tool_choice="none"``; text agents
-        keep their stop sequences.
-        """
-        format_scratchpad = self.format_scratchpad
-        instruction = self.final_instruction
-        parser = self.output_parser
-
-        def scratchpad(inputs: dict[str, Any]) -> Any:
-            return _with_instruction(format_scratchpad(inputs["intermediate_steps"]), instruction)
-
-        def finish_or_text(reply: Any) -> AgentFinish | str:
-            try:
-                decision = parser.invoke(reply)
-            except (OutputParserException, ValueError, TypeError):
-                decision = None
-            return decision if isinstance(decision, AgentFinish) else _reply_text(reply)
-
-        chain: Runnable[dict[str, Any], AgentFinish | str] = RunnableSequence(
-            RunnablePassthrough.assign(agent_scratchpad=_inline(scratchpad)),
-            self.prompt,
-            self._final_llm(),
-            _inline(finish_or_text, name="final_answer"),
-        )
-        return chain
 
 
 def _missing_variables(prompt: BasePromptTemplate, required: set[str]) -> None:

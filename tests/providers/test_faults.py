@@ -17,7 +17,6 @@ from leanchain.errors import (
     ProviderConnectionError,
     ProviderError,
     ProviderStatusError,
-    ProviderTimeoutError,
     RateLimitError,
     ServerError,
     StreamError,
@@ -181,9 +180,13 @@ def test_connection_refused(make: Factory, provider: str) -> None:
 
 def stream_until_error(model: BaseChatModel) -> tuple[list[Any], ProviderError]:
     seen: list[Any] = []
-    with pytest.raises(ProviderError) as info:
+
+    def consume() -> None:
         for chunk in model.stream("hi"):
             seen.append(chunk.content)
+
+    with pytest.raises(ProviderError) as info:
+        consume()
     return seen, info.value
 
 
@@ -263,6 +266,10 @@ def test_stalled_stream_times_out(server: FakeProviderServer, make: Factory, pro
     assert isinstance(error.__cause__, expected)
 
 
+async def drain(model: BaseChatModel) -> list[Any]:
+    return [chunk async for chunk in model.astream("hi")]
+
+
 async def test_async_faults_are_typed_too(server: FakeProviderServer, make: Factory) -> None:
     server.enqueue(
         ScriptedError(429, retry_after_ms=1),
@@ -273,8 +280,7 @@ async def test_async_faults_are_typed_too(server: FakeProviderServer, make: Fact
     model = make(server, max_retries=1)
     assert (await model.ainvoke("hi")).content == "ok"
     with pytest.raises(StreamError):
-        async for _ in model.astream("hi"):
-            pass
+        await drain(model)
     with pytest.raises(BadRequestError):
         await model.ainvoke("hi")
     assert len(server.requests) == 4

@@ -123,10 +123,19 @@ def map_provider_error(
         )
     else:
         return None
-    scrubbed = scrub(str(error), secret)
-    if scrubbed != str(error):
-        error.args = (scrubbed,)
+    _scrub_error(error, secret)
+    _scrub_error(exc, secret)  # it is printed too, as the cause
     return error
+
+
+def _scrub_error(exc: BaseException, secret: str | None) -> None:
+    if not secret:
+        return
+    exc.args = tuple(scrub(arg, secret) if isinstance(arg, str) else arg for arg in exc.args)
+    for name in ("message", "api_message"):
+        value = getattr(exc, name, None)
+        if isinstance(value, str) and secret in value:
+            setattr(exc, name, scrub(value, secret))
 
 
 def _status_error(exc: Any, label: str, provider: str) -> ProviderError:

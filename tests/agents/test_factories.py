@@ -653,3 +653,24 @@ async def test_async_runs_give_the_same_decisions() -> None:
     tool_agent = create_tool_calling_agent(tool_model, [echo], TOOL_CALLING_PROMPT)
     action = only_call(await tool_agent.ainvoke({"input": "q", "intermediate_steps": []}))
     assert (action.tool, action.tool_input, action.tool_call_id) == ("echo", {"text": "hi"}, "c1")
+
+
+def test_exports() -> None:
+    import leanchain.agents.factories as factories
+    import leanchain.agents.prompts as prompts
+
+    assert sorted(factories.__all__) == [
+        "AgentRunnable",
+        "create_openai_tools_agent",
+        "create_react_agent",
+        "create_structured_chat_agent",
+        "create_tool_calling_agent",
+        "create_xml_agent",
+    ]
+    assert sorted(prompts.__all__) == [
+        "OPENAI_TOOLS_PROMPT",
+        "REACT_PROMPT",
+        "STRUCTURED_CHAT_PROMPT",
+        "TOOL_CALLING_PROMPT",
+        "XML_PROMPT",
+    ]

@@ -22,6 +22,7 @@ from leanchain.agents.output_parsers.openai_tools import OpenAIToolAgentAction
 from leanchain.agents.output_parsers.react_single_input import FORMAT_INSTRUCTIONS
 from leanchain.agents.schema import AgentAction, AgentFinish, ToolAgentAction
 from leanchain.errors import OutputParserException
+from leanchain.language_models import ChatGeneration
 from leanchain.messages import AIMessage, AIMessageChunk, SystemMessage
 
 react = ReActSingleInputOutputParser()
@@ -535,3 +536,8 @@ def test_long_malformed_arguments_are_cut_short_in_the_error() -> None:
         "because the `arguments` is not valid JSON."
     )
     assert error.llm_output == f"\nInvoking: `f` with `{shown}`\n\n\n"
+
+
+def test_tools_parser_reads_chat_generations() -> None:
+    message = AIMessage(content="", tool_calls=[call("add", {"a": 1}, "c1")])
+    assert tools.parse_result([ChatGeneration(message=message)]) == tools.invoke(message)

@@ -1,0 +1,269 @@
+"""The leanchain implementation of every workload, written as a user would write it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import leanchain
+from benchmarks.compare.fake_server import API_KEY, MODEL, script_one_run, start_server
+from benchmarks.compare.shared import (
+    AGENT_INPUT,
+    AGENT_OUTPUT,
+    TEXT_REPLIES,
+    TOOL_CALL_ARGS,
+    Cycle,
+    anap,
+    double,
+    echo_text,
+    identity,
+    nap,
+    relay,
+    source,
+    triple,
+)
+from benchmarks.compare.spec import Call, Case, CaseFactory, Import, Settings
+from leanchain.agents import (
+    AgentExecutor,
+    create_react_agent,
+    create_structured_chat_agent,
+    create_tool_calling_agent,
+    create_xml_agent,
+)
+from leanchain.agents.prompts import (
+    REACT_PROMPT,
+    STRUCTURED_CHAT_PROMPT,
+    TOOL_CALLING_PROMPT,
+    XML_PROMPT,
+)
+from leanchain.callbacks import BaseCallbackHandler
+from leanchain.callbacks.manager import RunManager
+from leanchain.language_models import (
+    BaseChatModel,
+    ChatGeneration,
+    ChatResult,
+    LanguageModelInput,
+    ToolChoice,
+)
+from leanchain.messages import AIMessage, BaseMessage
+from leanchain.runnables import (
+    Runnable,
+    RunnableGenerator,
+    RunnableLambda,
+    RunnableParallel,
+    RunnablePassthrough,
+)
+from leanchain.tools import BaseTool, ToolLike, tool
+
+__all__ = ["CASES", "CycleChatModel"]
+
+_PARTS: Final = (
+    "from leanchain.prompts import ChatPromptTemplate\n"
+    "from leanchain.output_parsers import StrOutputParser\n"
+    "from leanchain.runnables import RunnableLambda\n"
+)
+_TOP_NAMES: Final = ("ChatPromptTemplate", "StrOutputParser", "RunnableLambda")
+
+IMPORTS: Final = {
+    "runnables": "from leanchain.runnables import RunnableLambda, RunnableParallel, "
+    "RunnablePassthrough",
+    "parts": _PARTS,
+    "openai": _PARTS + "from leanchain.providers import ChatOpenAI\n",
+    "top": "import leanchain",
+    "top_names": f"from leanchain import {', '.join(_TOP_NAMES)}",
+}
+"""What each import workload runs in a fresh interpreter."""
+
+ECHO: Final[BaseTool] = tool(echo_text)
+
+
+class CountingHandler(BaseCallbackHandler):
+    """The callback handler: counts chain starts and ends."""
+
+    def __init__(self) -> None:
+        self.starts = 0
+        self.ends = 0
+
+    def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+        """Count a start."""
+        self.starts += 1
+
+    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
+        """Count an end."""
+        self.ends += 1
+
+
+class CycleChatModel(BaseChatModel):
+    """A minimal chat model: answers each call with the script's next reply (AIMessage fields)."""
+
+    __slots__ = ("script",)
+
+    def __init__(self, script: Cycle) -> None:
+        super().__init__()
+        self.script = script
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: RunManager | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        message = AIMessage(**self.script.answer(messages))
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def bind_tools(
+        self,
+        tools: Sequence[ToolLike],
+        *,
+        tool_choice: ToolChoice | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Offer the tools' OpenAI schemas on every call (the script ignores them)."""
+        return self._bind_openai_tools(tools, tool_choice, dict(kwargs))
+
+
+def _import(what: str) -> CaseFactory:
+    return lambda _settings: Import(IMPORTS[what])
+
+
+def _chain(n: int) -> Runnable[Any, Any]:
+    chain: Runnable[Any, Any] = RunnableLambda(identity)
+    for _ in range(n - 1):
+        chain = chain | RunnableLambda(identity)
+    return chain
+
+
+def _invoke(n: int, traced: bool) -> CaseFactory:
+    def build(settings: Settings) -> Case:
+        chain = _chain(n)
+        if not traced:
+            return Call(lambda: chain.invoke(1), 1)
+        config: Any = {"callbacks": [CountingHandler()]}
+        return Call(lambda: chain.invoke(1, config), 1)
+
+    return build
+
+
+def _parallel(settings: Settings) -> Case:
+    parallel = RunnableParallel({k: identity for k in "abcd"})
+    return Call(lambda: parallel.invoke(1), dict.fromkeys("abcd", 1))
+
+
+def _assign_1(settings: Settings) -> Case:
+    assign = RunnablePassthrough.assign(b=double)
+    value = {"a": 1}
+    return Call(lambda: assign.invoke(value), {"a": 1, "b": 2})
+
+
+def _assign_2(settings: Settings) -> Case:
+    assign = RunnablePassthrough.assign(b=double, c=triple)
+    value = {"a": 1}
+    return Call(lambda: assign.invoke(value), {"a": 1, "b": 2, "c": 3})
+
+
+def _batch(settings: Settings) -> Case:
+    items = list(range(settings.batch_inputs))
+    runnable = RunnableLambda(nap)
+    return Call(lambda: runnable.batch(items, {"max_concurrency": 100}), items)
+
+
+def _abatch(settings: Settings) -> Case:
+    items = list(range(settings.batch_inputs))
+    runnable = RunnableLambda(anap)
+    loop = asyncio.new_event_loop()
+    return Call(
+        lambda: loop.run_until_complete(runnable.abatch(items, {"max_concurrency": 100})),
+        items,
+        loop.close,
+    )
+
+
+def _stream(steps: int) -> CaseFactory:
+    def build(settings: Settings) -> Case:
+        n = settings.stream_chunks
+        chain: Runnable[Any, Any] = RunnableGenerator(source)
+        for _ in range(steps):
+            chain = chain | RunnableGenerator(relay)
+        return Call(lambda: deque(chain.stream(n), maxlen=1)[0], n - 1)
+
+    return build
+
+
+_AGENTS: Final[dict[str, Callable[[BaseChatModel], Any]]] = {
+    "tool_calling": lambda llm: create_tool_calling_agent(llm, [ECHO], TOOL_CALLING_PROMPT),
+    "react": lambda llm: create_react_agent(llm, [ECHO], REACT_PROMPT),
+    "structured_chat": lambda llm: create_structured_chat_agent(
+        llm, [ECHO], STRUCTURED_CHAT_PROMPT
+    ),
+    "xml": lambda llm: create_xml_agent(llm, [ECHO], XML_PROMPT),
+}
+
+_REPLIES: Final[dict[str, tuple[dict[str, Any], dict[str, Any]]]] = {
+    "tool_calling": (
+        {
+            "content": "",
+            "tool_calls": [
+                {"name": "echo_text", "args": TOOL_CALL_ARGS, "id": "call_1", "type": "tool_call"}
+            ],
+        },
+        {"content": AGENT_OUTPUT},
+    ),
+    **{
+        kind: ({"content": call}, {"content": answer})
+        for kind, (call, answer) in TEXT_REPLIES.items()
+    },
+}
+
+
+def _agent(kind: str) -> CaseFactory:
+    def build(settings: Settings) -> Case:
+        model = CycleChatModel(Cycle(*_REPLIES[kind]))
+        executor = AgentExecutor(agent=_AGENTS[kind](model), tools=[ECHO])
+        return Call(lambda: executor.invoke({"input": AGENT_INPUT})["output"], AGENT_OUTPUT)
+
+    return build
+
+
+def _openai_agent(settings: Settings) -> Case:
+    from leanchain.providers import ChatOpenAI
+
+    server = start_server()
+    model = ChatOpenAI(model=MODEL, api_key=API_KEY, base_url=server.openai_base_url)
+    agent = create_tool_calling_agent(model, [ECHO], TOOL_CALLING_PROMPT)
+    executor = AgentExecutor(agent=agent, tools=[ECHO])
+
+    def run() -> Any:
+        script_one_run(server)
+        return executor.invoke({"input": AGENT_INPUT})["output"]
+
+    return Call(run, AGENT_OUTPUT, server.stop)
+
+
+def _exports_top_names() -> bool:
+    """Whether ``from leanchain import ChatPromptTemplate, ...`` works (the lead adds them)."""
+    return all(name in getattr(leanchain, "__all__", ()) for name in _TOP_NAMES)
+
+
+CASES: Final[dict[str, CaseFactory]] = {
+    **{
+        f"import_{what}_{kind}": _import(what)
+        for what in IMPORTS
+        if what != "top_names" or _exports_top_names()
+        for kind in ("time", "memory")
+    },
+    **{f"invoke_{n}": _invoke(n, traced=False) for n in (1, 10, 100)},
+    **{f"invoke_{n}_cb": _invoke(n, traced=True) for n in (1, 10, 100)},
+    "parallel_4": _parallel,
+    "assign_1": _assign_1,
+    "assign_2": _assign_2,
+    "batch": _batch,
+    "abatch": _abatch,
+    "stream_1": _stream(1),
+    "stream_3": _stream(3),
+    **{f"agent_{kind}": _agent(kind) for kind in _AGENTS},
+    "agent_openai": _openai_agent,
+}
+"""Workload key → case factory."""

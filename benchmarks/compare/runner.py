@@ -1,0 +1,75 @@
+"""Run the comparison in this interpreter: measure, print the table, write the results.
+
+``python -m benchmarks.compare --here [--only KEY ...] [--out DIR] [--no-png]``. A full run
+(no ``--only``, not quick) writes ``benchmarks/results/latest.*``; a partial or quick run
+writes only where ``--out`` says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks.compare.measure import measure_all
+from benchmarks.compare.report import environment, print_table, write_outputs
+from benchmarks.compare.spec import WORKLOADS, Implementation, Settings
+
+__all__ = ["RESULTS", "implementations", "main"]
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+"""Where a full run writes ``latest.json``, ``latest.md`` and ``latest.png``."""
+
+
+def implementations() -> dict[str, Implementation]:
+    """The three columns' implementations; importing LangChain's needs it installed."""
+    # LangSmith tracing would send every run over the network (and slow LangChain down).
+    os.environ["LANGSMITH_TRACING"] = "false"
+    os.environ["LANGCHAIN_TRACING_V2"] = "false"
+    from benchmarks.compare import lang, lean, plain
+
+    return {"plain": plain.CASES, "leanchain": lean.CASES, "langchain": lang.CASES}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.compare --here")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="measure only the workloads whose key starts with KEY (repeatable)",
+    )
+    parser.add_argument("--out", type=Path, help="write latest.json/.md/.png here")
+    parser.add_argument("--no-png", action="store_true", help="skip the chart")
+    parser.add_argument("--quick", action="store_true", help="tiny measurements (smoke)")
+    parser.add_argument("--list", action="store_true", help="list the workload keys and exit")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    """Measure every chosen workload in plain Python, leanchain and LangChain."""
+    args = _parser().parse_args(argv)
+    if args.list:
+        for workload in WORKLOADS:
+            print(f"{workload.key:26} {workload.title}")
+        return 0
+    settings = Settings(quick=True) if args.quick else Settings.from_env()
+    chosen = [w for w in WORKLOADS if not args.only or w.key.startswith(tuple(args.only))]
+    if not chosen:
+        print(f"no workload matches {args.only}; see --list")
+        return 2
+    columns = implementations()
+    # A workload that only one column has (or none) compares nothing.
+    chosen = [w for w in chosen if sum(w.key in cases for cases in columns.values()) > 1]
+    results = measure_all(chosen, columns, settings, progress=True)
+    env = environment(settings)
+    print_table(results, env)
+    out = args.out
+    if out is None and not args.only and not settings.quick:
+        out = RESULTS
+    if out is not None:
+        for path in write_outputs(results, env, out, png=not args.no_png):
+            print(f"wrote {path}")
+    return 1 if any(result.errors for result in results) else 0

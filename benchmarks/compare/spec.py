@@ -1,0 +1,250 @@
+"""The workloads, written once: what each measures, in which unit, and how cases look.
+
+An implementation (`plain`, `lean`, `lang`) maps each workload key to a factory that takes the
+`Settings` and returns a `Case`: a `Call` (a function timed over many calls) or an `Import`
+(Python code timed, and its peak memory read, in a fresh interpreter).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+__all__ = [
+    "IMPLEMENTATIONS",
+    "WORKLOADS",
+    "Call",
+    "Case",
+    "CaseFactory",
+    "Implementation",
+    "Import",
+    "Kind",
+    "Settings",
+    "Workload",
+    "workload",
+]
+
+IMPLEMENTATIONS = ("plain", "leanchain", "langchain")
+"""The three columns, in table order."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How big and how long the measurements are; `quick` ones only check that all runs."""
+
+    quick: bool = False
+    """Few, tiny measurements (smoke tests)."""
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        """Quick when ``LEANCHAIN_BENCH_QUICK=1``."""
+        return cls(quick=os.environ.get("LEANCHAIN_BENCH_QUICK") == "1")
+
+    @property
+    def rounds(self) -> int:
+        """Rounds per workload; each round measures every implementation once."""
+        return 2 if self.quick else 7
+
+    @property
+    def sample_seconds(self) -> float:
+        """The least time one sample of a `Call` runs (it repeats the call to get there)."""
+        return 0.0 if self.quick else 0.1
+
+    @property
+    def batch_inputs(self) -> int:
+        """Inputs of the batch and abatch workloads."""
+        return 20 if self.quick else 1_000
+
+    @property
+    def stream_chunks(self) -> int:
+        """Chunks of the streaming workloads."""
+        return 50 if self.quick else 10_000
+
+
+@dataclass(frozen=True)
+class Call:
+    """A case measured by calling `run` repeatedly in this process.
+
+    Args:
+        run: one execution of the workload.
+        expected: what `run` must return (checked once, before timing).
+        close: releases what the case holds (an event loop, a server), after timing.
+    """
+
+    run: Callable[[], object]
+    expected: object
+    close: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class Import:
+    """A case measured by running `code` in a fresh interpreter (``python -c``)."""
+
+    code: str
+
+
+Case: TypeAlias = Call | Import
+CaseFactory: TypeAlias = Callable[[Settings], Case]
+Implementation: TypeAlias = Mapping[str, CaseFactory]
+"""A workload key → the factory of its case; a key that is missing is not measured."""
+
+Kind: TypeAlias = Literal["call", "import_time", "import_memory"]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One line of the report."""
+
+    key: str
+    """The name implementations use for it."""
+    title: str
+    """What it measures, in words."""
+    group: str
+    """The section of the report (and of the chart)."""
+    unit: Literal["µs", "ms", "MiB"]
+    """The unit of the reported medians."""
+    kind: Kind = "call"
+    """How a case is measured: timed calls, or a fresh interpreter's time or memory."""
+    per: Callable[[Settings], int] = field(default=lambda _settings: 1)
+    """What one call's time is divided by (steps, chunks, iterations)."""
+    note: str = ""
+    """A footnote for the report."""
+
+
+def _const(n: int) -> Callable[[Settings], int]:
+    return lambda _settings: n
+
+
+def _chunks(settings: Settings) -> int:
+    return settings.stream_chunks
+
+
+WORKLOADS: tuple[Workload, ...] = (
+    *(
+        Workload(
+            f"import_{what}_{kind.removeprefix('import_')}",
+            f"{title}: {'wall time' if kind == 'import_time' else 'peak memory'}",
+            "import",
+            "ms" if kind == "import_time" else "MiB",
+            kind,
+            note=note,
+        )
+        for what, title, note in (
+            (
+                "runnables",
+                "import RunnableLambda, RunnableParallel, RunnablePassthrough",
+                "from `leanchain.runnables` vs `langchain_core.runnables`; plain is a bare "
+                "interpreter (`python -c pass`), for every import row",
+            ),
+            (
+                "parts",
+                "import ChatPromptTemplate, StrOutputParser, RunnableLambda",
+                "what `prompt | model | parser` needs besides the model, each from its package",
+            ),
+            (
+                "openai",
+                "import the same three and ChatOpenAI",
+                "leanchain imports the openai SDK when the first model is created; "
+                "langchain-openai imports it with the class",
+            ),
+            ("top", "import leanchain", "leanchain only"),
+            (
+                "top_names",
+                "from leanchain import ChatPromptTemplate, StrOutputParser, RunnableLambda",
+                "leanchain only",
+            ),
+        )
+        for kind in ("import_time", "import_memory")
+    ),
+    *(
+        Workload(
+            f"invoke_{n}{'_cb' if cb else ''}",
+            f"invoke, chain of {n} lambda{'s' if n > 1 else ''}"
+            f"{', one callback handler' if cb else ''}, per step",
+            "invoke",
+            "µs",
+            per=_const(n),
+        )
+        for cb in (False, True)
+        for n in (1, 10, 100)
+    ),
+    Workload(
+        "parallel_4",
+        "RunnableParallel, 4 trivial branches",
+        "compose",
+        "µs",
+        note="plain: a thread pool runs the 4 functions",
+    ),
+    Workload("assign_1", "RunnablePassthrough.assign, 1 key", "compose", "µs"),
+    Workload("assign_2", "RunnablePassthrough.assign, 2 keys", "compose", "µs"),
+    Workload(
+        "batch",
+        "batch, 1,000 inputs x sleep 10 ms, max_concurrency 100",
+        "batch",
+        "ms",
+        note="plain: ThreadPoolExecutor(100).map",
+    ),
+    Workload(
+        "abatch",
+        "abatch, 1,000 inputs x asyncio.sleep 10 ms, max_concurrency 100",
+        "batch",
+        "ms",
+        note="plain: asyncio.gather with a Semaphore(100)",
+    ),
+    Workload(
+        "stream_1",
+        "stream 10,000 chunks: generator + 1 streaming step, per chunk",
+        "stream",
+        "µs",
+        per=_chunks,
+    ),
+    Workload(
+        "stream_3",
+        "stream 10,000 chunks: generator + 3 streaming steps, per chunk",
+        "stream",
+        "µs",
+        per=_chunks,
+    ),
+    *(
+        Workload(
+            f"agent_{kind}",
+            f"{title} agent, 10 iterations, per iteration",
+            "agents",
+            "µs",
+            per=_const(10),
+            note=note,
+        )
+        for kind, title, note in (
+            (
+                "tool_calling",
+                "tool-calling",
+                "scripted model (9 tool calls, then an answer) and a trivial tool; plain: a "
+                "hand-written loop that formats the prompt, parses the reply, calls the tool",
+            ),
+            ("react", "ReAct", ""),
+            ("structured_chat", "structured-chat", ""),
+            ("xml", "XML", ""),
+        )
+    ),
+    Workload(
+        "agent_openai",
+        "tool-calling agent over the OpenAI SDK and a local fake server, per iteration",
+        "agents",
+        "µs",
+        per=_const(10),
+        note="real HTTP to leanchain.testing.FakeProviderServer on 127.0.0.1 (same process); "
+        "plain: the openai SDK in a loop; LangChain's AgentExecutor streams the model "
+        "(stream_runnable=True), leanchain's only when a callback listens",
+    ),
+)
+"""Every workload, in report order."""
+
+
+def workload(key: str) -> Workload:
+    """The workload named `key`."""
+    for item in WORKLOADS:
+        if item.key == key:
+            return item
+    raise KeyError(key)

@@ -1,0 +1,201 @@
+"""The side-by-side comparison runs its plain and leanchain halves and writes its reports.
+
+LangChain is not installed here: the LangChain column is made up from leanchain's samples,
+which is all the writers need. Quick mode; no timing is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.compare import lean, plain  # noqa: E402
+from benchmarks.compare.measure import Result, measure_all  # noqa: E402
+from benchmarks.compare.report import (  # noqa: E402
+    HEADER,
+    environment,
+    format_ratio,
+    format_value,
+    print_table,
+    to_json,
+    to_markdown,
+    write_outputs,
+)
+from benchmarks.compare.spec import WORKLOADS, Call, Settings, Workload, workload  # noqa: E402
+
+QUICK = Settings(quick=True)
+ALL_KEYS = {w.key for w in WORKLOADS}
+TOP_NAMES = {"import_top_names_time", "import_top_names_memory"}
+LEANCHAIN_ONLY = {"import_top_time", "import_top_memory", *TOP_NAMES}
+
+
+@pytest.fixture(scope="module")
+def results() -> list[Result]:
+    """Every workload measured in quick mode, with a LangChain column 4x leanchain's."""
+    measured = measure_all(
+        WORKLOADS, {"plain": plain.CASES, "leanchain": lean.CASES}, QUICK, strict=True
+    )
+    for result in measured:
+        if "leanchain" in result.samples and result.workload.key not in LEANCHAIN_ONLY:
+            result.samples["langchain"] = [4 * v for v in result.samples["leanchain"]]
+    return measured
+
+
+def test_plain_and_leanchain_implement_every_workload() -> None:
+    assert set(plain.CASES) == ALL_KEYS
+    # The top-level names exist once the lead exports them from leanchain/__init__.py.
+    assert set(lean.CASES) | TOP_NAMES == ALL_KEYS
+
+
+def test_every_workload_is_measured_in_every_round_without_errors(
+    results: list[Result],
+) -> None:
+    assert [r.workload for r in results] == list(WORKLOADS)
+    for result in results:
+        assert result.errors == {}
+        names = ["plain", "leanchain"] if result.workload.key in lean.CASES else ["plain"]
+        if result.workload.key not in LEANCHAIN_ONLY:
+            names.append("langchain")
+        assert sorted(result.samples) == sorted(names), result.workload.key
+        for samples in result.samples.values():
+            assert len(samples) == QUICK.rounds
+            assert all(value > 0 for value in samples), (result.workload.key, samples)
+
+
+def test_ratios_are_medians_of_per_round_ratios() -> None:
+    result = Result(
+        workload("invoke_10"), {"plain": [1.0, 4.0, 4.0], "leanchain": [3.0, 4.0, 20.0]}
+    )
+    assert result.median("plain") == 4.0
+    assert result.median("leanchain") == 4.0
+    assert result.ratio("leanchain", "plain") == 3.0
+    assert result.ratio("langchain", "leanchain") is None
+    assert result.median("langchain") is None
+
+
+def test_numbers_are_formatted_for_people() -> None:
+    assert [format_value(v) for v in (None, 0.1234, 2.345, 12.34, 1234.5)] == [
+        "-",
+        "0.123",
+        "2.35",
+        "12.3",
+        "1,234",
+    ]
+    assert [format_ratio(r) for r in (None, 0.5, 3.44, 42.4, 1250.0)] == [
+        "-",
+        "0.50x",
+        "3.4x",
+        "42x",
+        "1,250x",
+    ]
+
+
+def test_json_has_the_environment_and_one_entry_per_workload(results: list[Result]) -> None:
+    env = environment(QUICK)
+    data = json.loads(json.dumps(to_json(results, env)))
+    assert sorted(data) == [
+        "columns",
+        "date",
+        "machine",
+        "python",
+        "quick",
+        "rounds",
+        "versions",
+        "workloads",
+    ]
+    assert data["columns"] == ["plain", "leanchain", "langchain"]
+    assert data["quick"] is True
+    assert data["rounds"] == 2
+    assert sorted(data["machine"]) == ["cpu_count", "machine", "platform"]
+    assert sorted(data["python"]) == ["implementation", "version"]
+    assert data["versions"]["leanchain"] is not None
+    assert data["versions"]["langchain-core"] is None
+    assert [entry["key"] for entry in data["workloads"]] == [w.key for w in WORKLOADS]
+    for entry, result in zip(data["workloads"], results, strict=True):
+        assert sorted(entry) == [
+            "errors",
+            "group",
+            "key",
+            "langchain_over_leanchain",
+            "leanchain_over_plain",
+            "median",
+            "note",
+            "samples",
+            "title",
+            "unit",
+        ]
+        assert entry["median"] == {
+            name: result.median(name) for name in ("plain", "leanchain", "langchain")
+        }
+        assert entry["leanchain_over_plain"] == result.ratio("leanchain", "plain")
+        if "langchain" in result.samples:
+            assert entry["langchain_over_leanchain"] == 4.0
+        else:
+            assert entry["langchain_over_leanchain"] is None
+
+
+def test_markdown_has_the_summary_and_a_row_per_workload(results: list[Result]) -> None:
+    env = environment(QUICK)
+    lines = to_markdown(results, env).splitlines()
+    assert lines[0] == "## leanchain vs LangChain vs plain Python"
+    assert lines[2].startswith(f"Measured {env['date']} on ")
+    python = env["python"]
+    assert f"; {python['implementation']} {python['version']}; leanchain " in lines[2]
+    assert lines[6] == "**Quick mode: the numbers are not meaningful.**"
+    assert lines[8] == "| " + " | ".join(HEADER) + " |"
+    assert lines[9] == "|---|---|---:|---:|---:|---:|---:|"
+    rows = lines[10 : 10 + len(results)]
+    assert [row.split(" | ")[0].removeprefix("| ") for row in rows] == [w.title for w in WORKLOADS]
+    for row, result in zip(rows, results, strict=True):
+        cells = row.removeprefix("| ").removesuffix(" |").split(" | ")
+        assert len(cells) == len(HEADER)
+        assert cells[1] == result.workload.unit
+        assert cells[6] == ("4.0x" if "langchain" in result.samples else "-")
+    assert lines[10 + len(results) :][:3] == ["", "Notes:", ""]
+
+
+def test_printed_table_has_a_row_per_workload(
+    results: list[Result], capsys: pytest.CaptureFixture[str]
+) -> None:
+    print_table(results, environment(QUICK))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("leanchain vs LangChain vs plain Python: ")
+    assert lines[1] == "(quick mode: the numbers are not meaningful)"
+    assert lines[2].split("  ")[0] == "workload"
+    assert [line[: len(w.title)] for line, w in zip(lines[3:], WORKLOADS, strict=True)] == [
+        w.title for w in WORKLOADS
+    ]
+    assert len(lines) == 3 + len(WORKLOADS)
+
+
+def test_outputs_are_written_as_json_and_markdown(results: list[Result], tmp_path: Path) -> None:
+    env = environment(QUICK)
+    written = write_outputs(results, env, tmp_path / "results", png=False)
+    assert written == [tmp_path / "results" / "latest.json", tmp_path / "results" / "latest.md"]
+    assert json.loads(written[0].read_text()) == json.loads(json.dumps(to_json(results, env)))
+    assert written[1].read_text() == to_markdown(results, env)
+
+
+def test_a_failing_case_is_recorded_not_raised() -> None:
+    def broken(settings: Settings) -> Call:
+        return Call(lambda: 2, 1)
+
+    result_of = measure_all(
+        [workload("invoke_1")], {"plain": plain.CASES, "leanchain": {"invoke_1": broken}}, QUICK
+    )
+    assert result_of[0].errors == {"leanchain": "AssertionError: expected 1, got 2"}
+    assert sorted(result_of[0].samples) == ["plain"]
+
+
+def test_workload_titles_and_keys_are_unique() -> None:
+    titles = [w.title for w in WORKLOADS]
+    assert len(set(titles)) == len(titles)
+    assert len(ALL_KEYS) == len(WORKLOADS)
+    assert all(isinstance(w, Workload) for w in WORKLOADS)

@@ -15,7 +15,7 @@ import importlib
 import uuid
 import warnings
 from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Literal, TypeVar, cast, overload
 
 from leanchain.distributed._errors import RemoteFailure, rebuild
 from leanchain.distributed._progress import ProgressBar
@@ -305,8 +305,9 @@ class RayRunner(Generic[Input, Output]):
             return self._ray.put((self._is_factory, self._thing))
         except Exception as exc:
             raise TypeError(
-                f"RayRunner could not serialize {self._thing!r} for the workers: {exc}. "
-                "Pass a zero-argument factory that builds it on the worker instead."
+                f"RayRunner could not serialize the {type(self._thing).__name__} for the "
+                f"workers ({type(exc).__name__}, details above); pass a zero-argument factory "
+                "that builds it on each worker instead"
             ) from exc
 
     def close(self) -> None:
@@ -324,13 +325,30 @@ class RayRunner(Generic[Input, Output]):
 
     # -- batches --------------------------------------------------------------------------------
 
+    @overload
+    def batch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: Literal[False] = False,
+    ) -> list[Output]: ...
+    @overload
+    def batch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool,
+    ) -> list[Output | Exception]: ...
+
     def batch(
         self,
         inputs: Sequence[Input],
         config: RunnableConfig | Sequence[RunnableConfig] | None = None,
         *,
         return_exceptions: bool = False,
-    ) -> list[Output]:
+    ) -> list[Output] | list[Output | Exception]:
         """Run every input on the cluster; outputs in input order.
 
         With ``return_exceptions=True`` a failing item's exception takes its place in the
@@ -357,13 +375,30 @@ class RayRunner(Generic[Input, Output]):
         configs = _portable_configs(config, len(inputs))
         return self._completed(_Batch(self, inputs, configs, return_exceptions))
 
+    @overload
+    async def abatch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: Literal[False] = False,
+    ) -> list[Output]: ...
+    @overload
+    async def abatch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool,
+    ) -> list[Output | Exception]: ...
+
     async def abatch(
         self,
         inputs: Sequence[Input],
         config: RunnableConfig | Sequence[RunnableConfig] | None = None,
         *,
         return_exceptions: bool = False,
-    ) -> list[Output]:
+    ) -> list[Output] | list[Output | Exception]:
         """Async `batch`: waits on the cluster without blocking the event loop."""
         results: list[Any] = [None] * len(inputs)
         async with contextlib.aclosing(

@@ -266,3 +266,17 @@ async def test_concurrent_tasks_keep_their_own_configs() -> None:
     lam = RunnableLambda(slow_tags)
     results = await asyncio.gather(*(lam.ainvoke(i, {"tags": [str(i)]}) for i in range(5)))
     assert results == [["0"], ["1"], ["2"], ["3"], ["4"]]
+
+
+def test_model_and_checkpoint_ns_configurables_are_copied_into_metadata() -> None:
+    config = ensure_config({"configurable": {"model": "m1", "checkpoint_ns": "ns", "other": 1}})
+    assert config == {
+        "configurable": {"model": "m1", "checkpoint_ns": "ns", "other": 1},
+        "metadata": {"model": "m1", "checkpoint_ns": "ns"},
+    }
+    kept = ensure_config({"configurable": {"model": "m1"}, "metadata": {"model": "mine"}})
+    assert kept["metadata"] == {"model": "mine"}
+    not_text = ensure_config({"configurable": {"model": 3}})
+    assert "metadata" not in not_text
+    moved = ensure_config(cast(RunnableConfig, {"model": "m2"}))
+    assert moved == {"configurable": {"model": "m2"}, "metadata": {"model": "m2"}}

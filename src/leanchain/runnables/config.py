@@ -96,8 +96,25 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
         if key not in CONFIG_KEYS:
             config = _move_unknown_keys(config)
             break
+    configurable = config.get("configurable")
+    if configurable and ("model" in configurable or "checkpoint_ns" in configurable):
+        config = _model_into_metadata(config, configurable)
     # Handlers registered for every run (`leanchain.tracing.instrument`) join each root run.
     return with_default_handlers(config) if DEFAULT_HANDLERS else config
+
+
+def _model_into_metadata(config: RunnableConfig, configurable: dict[str, Any]) -> RunnableConfig:
+    """Copy string ``model``/``checkpoint_ns`` configurables into metadata (as LangChain does,
+    so traces show them), unless metadata already has them."""
+    metadata = config.get("metadata") or {}
+    extra = {
+        key: configurable[key]
+        for key in ("model", "checkpoint_ns")
+        if isinstance(configurable.get(key), str) and key not in metadata
+    }
+    if not extra:
+        return config
+    return cast(RunnableConfig, {**config, "metadata": {**metadata, **extra}})
 
 
 def _move_unknown_keys(config: RunnableConfig) -> RunnableConfig:

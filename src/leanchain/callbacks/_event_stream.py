@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Generator, Sequence
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any, cast
 
@@ -84,7 +84,7 @@ def stream_events(
     exclude_types: Sequence[str] | None = None,
     exclude_tags: Sequence[str] | None = None,
     **kwargs: Any,
-) -> Iterator[StreamEvent]:
+) -> Generator[StreamEvent, None, None]:
     """The events of ``runnable.stream(input, config, **kwargs)``, as they happen.
 
     Raises:
@@ -104,7 +104,7 @@ def _events(
     config: RunnableConfig | None,
     rules: EventFilter | None,
     kwargs: dict[str, Any],
-) -> Iterator[StreamEvent]:
+) -> Generator[StreamEvent, None, None]:
     queue: SimpleQueue[Any] = SimpleQueue()
     collector = EventCollector(queue.put, rules, input)
     config = _with_collector(config, collector)
@@ -163,7 +163,7 @@ def astream_events(
     exclude_types: Sequence[str] | None = None,
     exclude_tags: Sequence[str] | None = None,
     **kwargs: Any,
-) -> AsyncIterator[StreamEvent]:
+) -> AsyncGenerator[StreamEvent, None]:
     """Async `stream_events`: the events of ``runnable.astream(...)``, as they happen.
 
     Raises:
@@ -183,7 +183,7 @@ async def _aevents(
     config: RunnableConfig | None,
     rules: EventFilter | None,
     kwargs: dict[str, Any],
-) -> AsyncIterator[StreamEvent]:
+) -> AsyncGenerator[StreamEvent, None]:
     import asyncio
 
     loop = asyncio.get_running_loop()

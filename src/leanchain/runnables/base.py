@@ -10,10 +10,12 @@ from __future__ import annotations
 import inspect
 from abc import abstractmethod
 from collections.abc import (
+    AsyncGenerator,
     AsyncIterator,
     Awaitable,
     Callable,
     Coroutine,
+    Generator,
     Iterator,
     Mapping,
     Sequence,
@@ -280,7 +282,7 @@ class Runnable(Generic[Input, Output]):
         exclude_types: Sequence[str] | None = None,
         exclude_tags: Sequence[str] | None = None,
         **kwargs: Any,
-    ) -> Iterator[StreamEvent]:
+    ) -> Generator[StreamEvent, None, None]:
         """The events of `stream` (LangChain's v2 events), delivered as they happen.
 
         Args:
@@ -327,7 +329,7 @@ class Runnable(Generic[Input, Output]):
         exclude_types: Sequence[str] | None = None,
         exclude_tags: Sequence[str] | None = None,
         **kwargs: Any,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         """Async `stream_events`: the events of `astream`, delivered as they happen."""
         from leanchain.callbacks._event_stream import astream_events
 

@@ -39,7 +39,7 @@ def anthropic_model() -> BaseChatModel:
     """ChatAnthropic; the key comes from ANTHROPIC_API_KEY."""
     from leanchain.providers import ChatAnthropic
 
-    return ChatAnthropic(model=os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-5"))
+    return ChatAnthropic(model=os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-6"))
 
 
 def chosen_provider() -> str:

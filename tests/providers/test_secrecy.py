@@ -58,7 +58,7 @@ def test_keys_from_the_environment_are_secret_too(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
-    for model in (ChatOpenAI(), ChatAnthropic()):
+    for model in (ChatOpenAI(), ChatAnthropic(model="m")):
         assert model.api_key.get_secret_value() == API_KEY
         assert API_KEY not in repr(model)
 
@@ -72,7 +72,7 @@ def test_missing_key_fails_at_construction() -> None:
         ValueError,
         match=r"^ChatAnthropic needs an API key: pass api_key=\.\.\. or set ANTHROPIC_API_KEY",
     ):
-        ChatAnthropic()
+        ChatAnthropic(model="m")
 
 
 def test_a_provider_echoing_the_key_is_scrubbed_from_errors_and_causes(

@@ -40,10 +40,10 @@ class ChatAnthropic(ProviderChatModel):
 
     Example::
 
-        model = ChatAnthropic(model="claude-sonnet-4-5", max_tokens=2048)  # ANTHROPIC_API_KEY
+        model = ChatAnthropic(model="claude-sonnet-4-6", max_tokens=2048)  # ANTHROPIC_API_KEY
 
     Args:
-        model: the model name.
+        model: the model name (required: Anthropic retires models, so no default is safe).
         api_key: the API key (default: ``ANTHROPIC_API_KEY``); kept as a `SecretStr`.
         base_url: the API root *without* ``/v1`` (default: ``ANTHROPIC_BASE_URL``, else
             Anthropic's).
@@ -85,7 +85,7 @@ class ChatAnthropic(ProviderChatModel):
     def __init__(
         self,
         *,
-        model: str = "claude-sonnet-4-5",
+        model: str,
         api_key: str | SecretStr | None = None,
         base_url: str | None = None,
         max_tokens: int = 4096,

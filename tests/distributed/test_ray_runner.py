@@ -43,6 +43,25 @@ def test_a_hundred_agent_runs_match_a_local_batch_in_order() -> None:
     assert remote[99] == {"input": "9 x 9", "output": "9 x 9 = 81"}
 
 
+@pytest.mark.parametrize("items_per_task", [7, 100])
+def test_agent_runs_in_groups_match_a_local_batch(items_per_task: int) -> None:
+    runner = RayRunner(build_agent, items_per_task=items_per_task)
+
+    assert runner.batch(QUESTIONS) == build_agent().batch(QUESTIONS)
+
+
+def test_a_failing_item_in_a_group_fails_alone() -> None:
+    inputs = [question(1, 2), {"input": "over quota"}, question(3, 4)]
+
+    results = RayRunner(build_agent, items_per_task=3).batch(inputs, return_exceptions=True)
+
+    assert results[0::2] == [
+        {"input": "1 x 2", "output": "1 x 2 = 2"},
+        {"input": "3 x 4", "output": "3 x 4 = 12"},
+    ]
+    assert (type(results[1]), str(results[1])) == (QuotaError, "quota exceeded for 'over quota'")
+
+
 def test_a_shipped_runnable_runs_on_the_workers() -> None:
     pipeline = RunnableLambda(lambda x: x * 3) | RunnableLambda(lambda x: [x, os.getpid()])
 
@@ -134,52 +153,67 @@ def test_an_exception_class_unknown_here_becomes_a_distributed_item_error() -> N
     assert 'raise LocalError(f"no luck with {x}")' in error.remote_traceback
 
 
-def test_a_killed_worker_is_retried_and_the_batch_completes(tmp_path: Path) -> None:
-    marker = tmp_path / "stalled.pid"
-    killed: list[int] = []
+class Killer(threading.Thread):
+    """Waits for the stalled item's marker file, then SIGKILLs the worker pid written there."""
 
-    def kill_when_stalled() -> None:
+    def __init__(self, marker: Path) -> None:
+        super().__init__()
+        self.marker = marker
+        self.killed: list[int] = []
+
+    def run(self) -> None:
         deadline = time.monotonic() + 30
-        while not marker.exists() and time.monotonic() < deadline:
+        while not self.marker.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        pid = int(marker.read_text())
+        pid = int(self.marker.read_text())
         os.kill(pid, signal.SIGKILL)
-        killed.append(pid)
+        self.killed.append(pid)
 
-    killer = threading.Thread(target=kill_when_stalled)
+
+@pytest.mark.parametrize("items_per_task", [1, 3])
+def test_a_killed_worker_is_retried_and_the_batch_completes(
+    tmp_path: Path, items_per_task: int
+) -> None:
+    marker = tmp_path / "stalled.pid"
+    killer = Killer(marker)
     killer.start()
-    results = RayRunner(stall_once(marker), max_retries=2).batch(list(range(6)))
+    runner = RayRunner(stall_once(marker), max_retries=2, items_per_task=items_per_task)
+
+    results = runner.batch(list(range(6)))
     killer.join()
 
     assert results == [100, 101, 102, 103, 104, 105]
-    assert killed == [int(marker.read_text())]
+    assert killer.killed == [int(marker.read_text())]
     with pytest.raises(ProcessLookupError):
-        os.kill(killed[0], 0)
+        os.kill(killer.killed[0], 0)
 
 
-def test_without_retries_a_killed_worker_fails_only_its_item(
-    tmp_path: Path, ray_cluster: Any
+@pytest.mark.parametrize(
+    ("items_per_task", "crashed", "note"),
+    [
+        (1, [2], "Raised by item 2 of a RayRunner batch."),
+        (2, [2, 3], "Raised by items 2 to 3 of a RayRunner batch."),
+    ],
+)
+def test_without_retries_a_killed_worker_fails_only_its_task(
+    tmp_path: Path, ray_cluster: Any, items_per_task: int, crashed: list[int], note: str
 ) -> None:
     marker = tmp_path / "stalled.pid"
-
-    def kill_when_stalled() -> None:
-        deadline = time.monotonic() + 30
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        os.kill(int(marker.read_text()), signal.SIGKILL)
-
-    killer = threading.Thread(target=kill_when_stalled)
+    killer = Killer(marker)
     killer.start()
-    results = RayRunner(stall_once(marker), max_retries=0).batch(
-        list(range(4)), return_exceptions=True
-    )
+    runner = RayRunner(stall_once(marker), max_retries=0, items_per_task=items_per_task)
+
+    results = runner.batch(list(range(6)), return_exceptions=True)
     killer.join()
 
-    assert [results[i] for i in (0, 1, 3)] == [100, 101, 103]
-    crashed = results[2]
-    assert isinstance(crashed, Exception)
-    assert type(crashed) is ray_cluster.exceptions.WorkerCrashedError
-    assert crashed.__notes__ == ["Raised by item 2 of a RayRunner batch."]
+    assert [r for i, r in enumerate(results) if i not in crashed] == [
+        100 + i for i in range(6) if i not in crashed
+    ]
+    for index in crashed:
+        error = results[index]
+        assert isinstance(error, Exception)
+        assert type(error) is ray_cluster.exceptions.WorkerCrashedError
+        assert error.__notes__ == [note]
 
 
 def test_retry_exceptions_retries_the_named_exception_types(tmp_path: Path) -> None:
@@ -223,8 +257,9 @@ def test_the_factory_runs_once_per_worker_process(tmp_path: Path) -> None:
         ({"max_concurrency": 1}, None),
         ({}, {"max_concurrency": 1}),
         ({"max_concurrency": 3, "num_cpus_per_item": 2}, None),
+        ({"max_concurrency": 1, "items_per_task": 4}, None),
     ],
-    ids=["runner-limit", "config-limit", "two-cpus-per-item"],
+    ids=["runner-limit", "config-limit", "two-cpus-per-item", "limit-below-group"],
 )
 def test_at_most_one_item_runs_at_a_time_when_limited(
     tmp_path: Path, settings: dict[str, Any], config: RunnableConfig | None
@@ -234,6 +269,17 @@ def test_at_most_one_item_runs_at_a_time_when_limited(
     items = list(runner.batch_as_completed(list(range(6)), config))
 
     assert items == [(0, 1), (1, 1), (2, 1), (3, 1), (4, 1), (5, 1)]
+
+
+def test_a_group_runs_its_items_at_once_within_the_limit(tmp_path: Path) -> None:
+    runner = RayRunner(crowd(tmp_path, 0.3), max_concurrency=3, items_per_task=3)
+
+    items = list(runner.batch_as_completed(list(range(6))))
+
+    assert [i for i, _ in items] == [0, 1, 2, 3, 4, 5]
+    peaks = [peak for _, peak in items]
+    assert all(isinstance(peak, int) and 1 <= peak <= 3 for peak in peaks), peaks
+    assert 3 in peaks
 
 
 def test_config_tags_metadata_and_configurable_travel_but_callbacks_do_not() -> None:

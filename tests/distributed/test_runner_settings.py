@@ -74,7 +74,7 @@ def test_settings_are_kept() -> None:
     ) == ("auto", 0.5, 4, -1, True, {"num_cpus": 2})
     assert repr(runner) == (
         f"RayRunner(runnable={DOUBLE!r}, address='auto', num_cpus_per_item=0.5, "
-        "max_concurrency=4, max_retries=-1)"
+        "max_concurrency=4, max_retries=-1, items_per_task=1)"
     )
 
 

@@ -1,9 +1,10 @@
-"""`RayRunner`: run a runnable over many inputs on a Ray cluster, one Ray task per item.
+"""`RayRunner`: run a runnable over many inputs on a Ray cluster as Ray tasks.
 
-The driver keeps at most ``max_concurrency`` items in flight, submitting the next as one
-finishes; Ray places each task on a worker with ``num_cpus_per_item`` CPUs free and retries
-it when its worker dies. The sync and async views share one `_Batch`, which knows what is
-left to submit and turns each finished task into ``(index, output or exception)``; they
+Each Ray task runs one item, or a group of ``items_per_task`` items on the worker's threads.
+The driver keeps at most ``max_concurrency`` items in flight, submitting more as tasks
+finish; Ray places each task on a worker with ``num_cpus_per_item`` CPUs free and retries it
+when its worker dies. The sync and async views share one `_Batch`, which knows what is left
+to submit and turns each finished task into ``(index, output or exception)`` pairs; they
 differ only in how they wait (``ray.wait`` or asyncio futures).
 """
 
@@ -19,7 +20,7 @@ from typing import Any, Generic, Literal, TypeVar, cast, overload
 
 from leanchain.distributed._errors import RemoteFailure, rebuild
 from leanchain.distributed._progress import ProgressBar
-from leanchain.distributed._worker import run_item
+from leanchain.distributed._worker import run_items
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, get_config_list
 
@@ -38,7 +39,7 @@ TRAVELLING_KEYS = (
 )
 """The config keys sent with each item; callbacks and run ids stay in the caller's process."""
 
-_remote_run_item: Any = None
+_remote_run_items: Any = None
 
 
 def _import_ray() -> Any:
@@ -51,11 +52,11 @@ def _import_ray() -> Any:
 
 
 def _remote(ray: Any) -> Any:
-    """`run_item` as a Ray remote function (made once per process, exported once per job)."""
-    global _remote_run_item
-    if _remote_run_item is None:
-        _remote_run_item = ray.remote(run_item)
-    return _remote_run_item
+    """`run_items` as a Ray remote function (made once per process, exported once per job)."""
+    global _remote_run_items
+    if _remote_run_items is None:
+        _remote_run_items = ray.remote(run_items)
+    return _remote_run_items
 
 
 def _portable_configs(
@@ -83,17 +84,23 @@ def _portable_configs(
 
 
 class _Batch:
-    """One batch in flight: what is left to submit, what runs, and what each result means."""
+    """One batch in flight: what is left to submit, what runs, and what each result means.
+
+    Items go out in groups of up to ``items_per_task`` consecutive items, one Ray task per
+    group, while the items in flight stay within the limit.
+    """
 
     __slots__ = (
         "_box",
         "_configs",
+        "_group",
         "_inputs",
         "_limit",
         "_next",
         "_progress",
         "_ray",
         "_retry_on",
+        "_running",
         "_show_progress",
         "_task",
         "_token",
@@ -117,48 +124,68 @@ class _Batch:
         self._configs = configs
         limits = [n for n in (runner.max_concurrency, configs[0].get("max_concurrency")) if n]
         self._limit = min(limits) if limits else len(inputs)
+        self._group = min(runner.items_per_task, self._limit)
         self._next = 0
+        self._running = 0
         self._show_progress = runner.show_progress
         self._progress: ProgressBar | None = None
-        self.inflight: dict[Any, int] = {}
+        self.inflight: dict[Any, range] = {}
         self.return_exceptions = return_exceptions
 
     def fill(self) -> list[Any]:
-        """Submit items until the limit is reached; the new object refs."""
+        """Submit groups while the limit allows; the new object refs."""
         if self._show_progress and self._progress is None:
             self._progress = ProgressBar(len(self._inputs))
         submitted = []
-        while self._next < len(self._inputs) and len(self.inflight) < self._limit:
-            index = self._next
-            self._next += 1
+        total = len(self._inputs)
+        while self._next < total:
+            indices = range(self._next, min(self._next + self._group, total))
+            if self._running + len(indices) > self._limit:
+                break
             ref = self._task.remote(
-                self._token, self._box, self._inputs[index], self._configs[index], self._retry_on
+                self._token,
+                self._box,
+                list(self._inputs[indices.start : indices.stop]),
+                self._configs[indices.start : indices.stop],
+                self._retry_on,
             )
-            self.inflight[ref] = index
+            self._next = indices.stop
+            self._running += len(indices)
+            self.inflight[ref] = indices
             submitted.append(ref)
         return submitted
 
-    def settle(self, ref: Any, value: Any, error: BaseException | None) -> tuple[int, Any]:
-        """``(index, output or exception)`` for a finished task; raises it when it failed and
-        exceptions are not returned."""
-        index = self.inflight.pop(ref)
-        failed = error is not None or isinstance(value, RemoteFailure)
-        if isinstance(value, RemoteFailure):
-            value = rebuild(value, index)
-        elif error is not None:
-            value = self._unwrap(error, index)
-        if self._progress is not None:
-            self._progress.advance(failed=failed)
-        if failed and not self.return_exceptions:
-            raise value
-        return index, value
+    def settle(
+        self, ref: Any, values: list[Any] | None, error: BaseException | None
+    ) -> Iterator[tuple[int, Any]]:
+        """``(index, output or exception)`` for each item of a finished task; raises the first
+        failure instead when exceptions are not returned."""
+        indices = self.inflight.pop(ref)
+        self._running -= len(indices)
+        if error is not None:
+            error = self._unwrap(error, indices)
+        for position, index in enumerate(indices):
+            value: Any = error if values is None else values[position]
+            failed = error is not None or isinstance(value, RemoteFailure)
+            if isinstance(value, RemoteFailure):
+                value = rebuild(value, index)
+            if self._progress is not None:
+                self._progress.advance(failed=failed)
+            if failed and not self.return_exceptions:
+                raise value
+            yield index, value
 
-    def _unwrap(self, error: BaseException, index: int) -> BaseException:
+    def _unwrap(self, error: BaseException, indices: range) -> BaseException:
         """Ray's error for a task that did not report back: its cause when it has one."""
         cause = getattr(error, "cause", None)
         if isinstance(error, self._ray.exceptions.RayTaskError) and isinstance(cause, Exception):
             error = cause
-        error.add_note(f"Raised by item {index} of a RayRunner batch.")
+        items = (
+            f"item {indices.start}"
+            if len(indices) == 1
+            else f"items {indices.start} to {indices.stop - 1}"
+        )
+        error.add_note(f"Raised by {items} of a RayRunner batch.")
         return error
 
     def close(self) -> None:
@@ -173,7 +200,7 @@ class _Batch:
 
 
 class RayRunner(Generic[Input, Output]):
-    """Runs a runnable over many inputs on a Ray cluster, one Ray task per item.
+    """Runs a runnable over many inputs on a Ray cluster, as Ray tasks.
 
     Example::
 
@@ -190,12 +217,17 @@ class RayRunner(Generic[Input, Output]):
         runnable: a runnable, or a zero-argument factory that returns one.
         address: the cluster to connect to (``"auto"``, ``"ray://head:10001"``, ...); with
             ``None`` an already initialized Ray is used, else a local one is started.
-        num_cpus_per_item: the CPUs Ray reserves for each item (fractions allowed).
+        num_cpus_per_item: the CPUs Ray reserves for each task (fractions allowed): one
+            item's, or one group's with ``items_per_task``.
         max_concurrency: the most items in flight at once (default: as many as Ray places).
             A config's ``max_concurrency`` bounds a batch too; the smaller limit wins.
         max_retries: how often Ray retries an item whose worker died (``-1``: forever).
         retry_exceptions: also retry items that raise these exception types (``True``: any);
             by default only system failures (a dead worker or node) are retried.
+        items_per_task: how many consecutive items one Ray task runs, concurrently on the
+            worker's threads. Raise it for items that mostly wait (on a model, say): a worker
+            then keeps many in flight and the dispatch cost is shared. A task that is retried
+            runs its whole group again.
         show_progress: draw a progress bar on stderr while a batch runs.
         init_kwargs: more keyword arguments for ``ray.init`` (e.g. ``num_cpus``,
             ``runtime_env``), used when this runner starts or connects to Ray.
@@ -216,6 +248,7 @@ class RayRunner(Generic[Input, Output]):
         "_token",
         "address",
         "init_kwargs",
+        "items_per_task",
         "max_concurrency",
         "max_retries",
         "num_cpus_per_item",
@@ -231,6 +264,7 @@ class RayRunner(Generic[Input, Output]):
         max_concurrency: int | None = None,
         max_retries: int = 3,
         retry_exceptions: bool | Sequence[type[Exception]] = False,
+        items_per_task: int = 1,
         show_progress: bool = False,
         init_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
@@ -243,6 +277,8 @@ class RayRunner(Generic[Input, Output]):
             raise ValueError(f"num_cpus_per_item must be >= 0, got {num_cpus_per_item!r}")
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency!r}")
+        if items_per_task < 1:
+            raise ValueError(f"items_per_task must be at least 1, got {items_per_task!r}")
         if max_retries < -1:
             raise ValueError(f"max_retries must be -1 (forever) or more, got {max_retries!r}")
         if retry_exceptions is True:
@@ -266,6 +302,7 @@ class RayRunner(Generic[Input, Output]):
         self.num_cpus_per_item = num_cpus_per_item
         self.max_concurrency = max_concurrency
         self.max_retries = max_retries
+        self.items_per_task = items_per_task
         self.show_progress = show_progress
         self.init_kwargs = dict(init_kwargs or {})
 
@@ -274,7 +311,8 @@ class RayRunner(Generic[Input, Output]):
         return (
             f"RayRunner({kind}={self._thing!r}, address={self.address!r}, "
             f"num_cpus_per_item={self.num_cpus_per_item!r}, "
-            f"max_concurrency={self.max_concurrency!r}, max_retries={self.max_retries!r})"
+            f"max_concurrency={self.max_concurrency!r}, max_retries={self.max_retries!r}, "
+            f"items_per_task={self.items_per_task!r})"
         )
 
     # -- Ray ------------------------------------------------------------------------------------
@@ -438,7 +476,7 @@ class RayRunner(Generic[Input, Output]):
                     # Collect whatever else is done too: one wait per item would cost O(n²).
                     ready += wait(rest, num_returns=len(rest), timeout=0)[0]
                 for ref in ready:
-                    yield batch.settle(ref, *self._fetch(ref))
+                    yield from batch.settle(ref, *self._fetch(ref))
                 batch.fill()
         finally:
             batch.close()
@@ -459,7 +497,8 @@ class RayRunner(Generic[Input, Output]):
                 for future in done:
                     ref = waiting.pop(future)
                     error = future.exception()
-                    yield batch.settle(ref, None if error else future.result(), error)
+                    for item in batch.settle(ref, None if error else future.result(), error):
+                        yield item
                 for ref in batch.fill():
                     waiting[asyncio.wrap_future(ref.future())] = ref
         finally:

@@ -1,4 +1,4 @@
-"""What runs inside a Ray worker process: find (or build) the runnable, run one item.
+"""What runs inside a Ray worker process: find (or build) the runnable, run a group of items.
 
 The runnable, or the factory that builds it, travels once per batch through Ray's object
 store. A worker fetches and builds it the first time it runs an item of that runner and keeps
@@ -9,15 +9,17 @@ by reference; it must not import ray at import time.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections import OrderedDict
 from typing import Any
 
 from leanchain.distributed._errors import capture
+from leanchain.runnables._executor import run_all
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig
 
-__all__ = ["CACHE_SIZE", "Payload", "run_item"]
+__all__ = ["CACHE_SIZE", "Payload", "run_items"]
 
 CACHE_SIZE = 16
 """How many runners' runnables one worker process keeps (least recently used goes first)."""
@@ -48,26 +50,51 @@ def _runnable(token: str, box: list[Any]) -> Runnable[Any, Any]:
     return runnable
 
 
-def run_item(
-    token: str,
-    box: list[Any],
+def _invoke(
+    runnable: Runnable[Any, Any],
     input: Any,
     config: RunnableConfig,
     retry_on: tuple[type[BaseException], ...],
 ) -> Any:
-    """Run one item; its output, or a `RemoteFailure` describing its exception.
+    try:
+        return runnable.invoke(input, config)
+    except Exception as exc:
+        if retry_on and isinstance(exc, retry_on):
+            raise
+        return capture(exc)
+
+
+def run_items(
+    token: str,
+    box: list[Any],
+    inputs: list[Any],
+    configs: list[RunnableConfig],
+    retry_on: tuple[type[BaseException], ...],
+) -> list[Any]:
+    """Run a group of items, concurrently on this process's threads when there are several.
+
+    Returns one entry per item: its output, or a `RemoteFailure` describing its exception.
 
     Args:
         token: the runner's id, the key of the per-process cache.
         box: a one-element list holding the payload's object ref (a ref nested in a list
             is not fetched by Ray before the call, so a cached worker never fetches it).
-        input: the item.
-        config: the item's portable config (no callbacks).
-        retry_on: exception types to raise instead of report, so that Ray retries the task.
+        inputs: the items.
+        configs: their portable configs (no callbacks).
+        retry_on: exception types to raise instead of report, so that Ray retries the task
+            (the whole group).
     """
     try:
-        return _runnable(token, box).invoke(input, config)
+        runnable = _runnable(token, box)
     except Exception as exc:
         if retry_on and isinstance(exc, retry_on):
             raise
-        return capture(exc)
+        return [capture(exc)] * len(inputs)
+    if len(inputs) == 1:
+        return [_invoke(runnable, inputs[0], configs[0], retry_on)]
+    return run_all(
+        [
+            functools.partial(_invoke, runnable, input, config, retry_on)
+            for input, config in zip(inputs, configs, strict=True)
+        ]
+    )

@@ -102,9 +102,7 @@ def test_block_extraction() -> None:
 
 
 @pytest.mark.parametrize("page", RUNNABLE, ids=[str(p.relative_to(DOCS)) for p in RUNNABLE])
-def test_page_examples_run(
-    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith(("OPENAI_", "ANTHROPIC_")) or name == "NO_COLOR":
             monkeypatch.delenv(name)

@@ -253,7 +253,7 @@ class EventCollector(BaseCallbackHandler):
         run = self._runs.pop(run_id, None)
         if run is None or not run.include:
             return
-        if run_id == self._root_id:
+        if run_id is self._root_id:
             data: dict[str, Any] = {"output": output}
         else:
             if inputs is None:
@@ -264,7 +264,8 @@ class EventCollector(BaseCallbackHandler):
     def _stream(self, run_id: UUID, chunk: Any) -> None:
         if self.closed:
             raise StreamClosed
-        if run_id == self._root_id:
+        # Identity: a run's id is the one object its manager passes with every event.
+        if run_id is self._root_id:
             self._root_streams = True
         run = self._runs.get(run_id)
         if run is not None and run.include:

@@ -27,11 +27,27 @@ from leanchain.tracing._genai import (
 )
 
 if TYPE_CHECKING:
+    from opentelemetry.context import Context
     from opentelemetry.trace import Span, TracerProvider
 
 __all__ = ["OpenTelemetryCallbackHandler"]
 
 _AGENT = "invoke_agent"
+
+
+class _Open:
+    """A run in progress: its span, and what its children and its agent decisions need."""
+
+    __slots__ = ("calls", "chain_name", "context", "span")
+
+    def __init__(self, span: Span, chain_name: str | None) -> None:
+        self.span = span
+        self.chain_name = chain_name
+        """A chain run's name until it shows itself an agent's (``None`` afterwards)."""
+        self.context: Context | None = None
+        """The context that makes this span the parent (made for the first child)."""
+        self.calls: list[tuple[str, Any, str]] | None = None
+        """An agent's decided tool calls whose tool runs have not started yet."""
 
 
 class OpenTelemetryCallbackHandler(BaseCallbackHandler):
@@ -59,9 +75,7 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         self._internal = trace.SpanKind.INTERNAL
         self._error = trace.StatusCode.ERROR
         self.capture_content = capture_content
-        self._spans: dict[UUID, Span] = {}
-        self._names: dict[UUID, str] = {}
-        self._calls: dict[UUID, list[tuple[str, Any, str]]] = {}
+        self._runs: dict[UUID, _Open] = {}
 
     # -- spans ------------------------------------------------------------------------------
 
@@ -72,29 +86,31 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         name: str,
         kind: Any,
         attributes: dict[str, Any],
-    ) -> Span:
-        parent = self._spans.get(parent_run_id) if parent_run_id is not None else None
-        context = None if parent is None else self._trace.set_span_in_context(parent)
+        chain_name: str | None = None,
+    ) -> None:
+        parent = self._runs.get(parent_run_id) if parent_run_id is not None else None
+        context = None
+        if parent is not None:
+            context = parent.context
+            if context is None:
+                context = parent.context = self._trace.set_span_in_context(parent.span)
         span = self._tracer.start_span(name, context=context, kind=kind, attributes=attributes)
-        self._spans[run_id] = span
-        return span
+        self._runs[run_id] = _Open(span, chain_name)
 
     def _close(self, run_id: UUID, attributes: dict[str, Any] | None = None) -> None:
-        span = self._spans.pop(run_id, None)
-        if span is None:
+        run = self._runs.pop(run_id, None)
+        if run is None:
             return
-        self._names.pop(run_id, None)
-        self._calls.pop(run_id, None)
+        span = run.span
         if attributes:
             span.set_attributes(attributes)
         span.end()
 
     def _fail(self, run_id: UUID, error: BaseException) -> None:
-        span = self._spans.pop(run_id, None)
-        if span is None:
+        run = self._runs.pop(run_id, None)
+        if run is None:
             return
-        self._names.pop(run_id, None)
-        self._calls.pop(run_id, None)
+        span = run.span
         kind = error_type(error)
         span.set_attribute("error.type", kind)
         # An error's message often quotes the input or the model's output: content.
@@ -103,14 +119,17 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
             span.record_exception(error)
         span.end()
 
-    def _as_agent(self, run_id: UUID) -> None:
+    def _as_agent(self, run_id: UUID) -> _Open | None:
         """Make a chain run's span an agent invocation (known at its first decision)."""
-        name = self._names.pop(run_id, None)
-        span = self._spans.get(run_id)
-        if name is None or span is None:
-            return
-        span.update_name(f"{_AGENT} {name}")
-        span.set_attributes({"gen_ai.operation.name": _AGENT, "gen_ai.agent.name": name})
+        run = self._runs.get(run_id)
+        if run is None:
+            return None
+        name = run.chain_name
+        if name is not None:
+            run.chain_name = None
+            run.span.update_name(f"{_AGENT} {name}")
+            run.span.set_attributes({"gen_ai.operation.name": _AGENT, "gen_ai.agent.name": name})
+        return run
 
     # -- chains, prompts, parsers, agents ---------------------------------------------------
 
@@ -132,9 +151,9 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
             attributes = {"gen_ai.operation.name": _AGENT, "gen_ai.agent.name": name}
             self._open(run_id, parent_run_id, f"{_AGENT} {name}", self._internal, attributes)
             return
-        self._open(run_id, parent_run_id, name, self._internal, {"leanchain.run.type": run_type})
-        # An agent executor tells its kind by its decisions: remember the name until then.
-        self._names[run_id] = name
+        # An agent executor tells its kind by its decisions: the name is kept until then.
+        attributes = {"leanchain.run.type": run_type}
+        self._open(run_id, parent_run_id, name, self._internal, attributes, name)
 
     def on_chain_end(
         self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
@@ -161,15 +180,18 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         The executor runs a tool with the call's arguments only, so the call's id is kept
         here for the tool run that follows (`_call_id`).
         """
-        self._as_agent(run_id)
+        run = self._as_agent(run_id)
         call_id = getattr(action, "tool_call_id", None)
-        if isinstance(call_id, str):
+        if run is not None and isinstance(call_id, str):
             entry = (str(getattr(action, "tool", "")), getattr(action, "tool_input", None), call_id)
-            self._calls.setdefault(run_id, []).append(entry)
+            if run.calls is None:
+                run.calls = []
+            run.calls.append(entry)
 
     def _call_id(self, parent_run_id: UUID | None, name: str, tool_input: Any) -> str | None:
         """The id of the agent's pending tool call with this tool name and input."""
-        pending = self._calls.get(parent_run_id) if parent_run_id is not None else None
+        parent = self._runs.get(parent_run_id) if parent_run_id is not None else None
+        pending = None if parent is None else parent.calls
         if not pending:
             return None
         for i, (tool, arguments, call_id) in enumerate(pending):
@@ -266,10 +288,10 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
     ) -> None:
         """End the tool span (an error status when the tool answered with a handled error)."""
         if getattr(output, "status", None) == "error":
-            span = self._spans.get(run_id)
-            if span is not None:
-                span.set_attribute("error.type", "tool_error")
-                span.set_status(self._error, "tool_error")
+            run = self._runs.get(run_id)
+            if run is not None:
+                run.span.set_attribute("error.type", "tool_error")
+                run.span.set_status(self._error, "tool_error")
         attributes = None
         if self.capture_content:
             content = getattr(output, "content", output)
@@ -299,7 +321,7 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """A user event: a span event on the dispatching run's span (its data as content)."""
-        span = self._spans.get(run_id)
-        if span is not None:
+        run = self._runs.get(run_id)
+        if run is not None:
             attributes = {"leanchain.event.data": to_json(data)} if self.capture_content else {}
-            span.add_event(name, attributes)
+            run.span.add_event(name, attributes)

@@ -1,0 +1,78 @@
+"""What watching a run costs: `stream_events` vs `stream`, and the OpenTelemetry handler.
+
+Workloads, on a sequence of 10 `RunnableLambda` steps, per step (time of one call / 10):
+
+* ``stream_events`` vs ``stream`` (goal: at most 5x). ``stream_events`` runs the chain in a
+  worker thread, with an event-collecting handler, and hands every event over a queue. Shown
+  with ``stream`` under a handler whose hooks do nothing: the callback machinery's share.
+* ``invoke`` with the OpenTelemetry handler over a no-op tracer vs no callbacks (goal: at most
+  3 µs added per step). Shown with its two parts: the callback machinery itself (a handler
+  whose hooks do nothing) and what the OpenTelemetry handler adds on top of that.
+
+Run: ``.venv/bin/python -m benchmarks observability``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks._util import median_time, print_table, row, scaled
+from leanchain.callbacks import BaseCallbackHandler
+from leanchain.runnables import Runnable, RunnableLambda
+from leanchain.tracing import OpenTelemetryCallbackHandler
+
+STEPS = 10
+
+
+def _step(x: int) -> int:
+    return x + 1
+
+
+def ten_steps() -> Runnable[int, int]:
+    """A sequence of 10 lambda steps."""
+    chain: Runnable[int, Any] = RunnableLambda(_step)
+    for _ in range(STEPS - 1):
+        chain = chain | RunnableLambda(_step)
+    return chain
+
+
+def per_step_us(func: Any, number: int) -> float:
+    """The median time of one call of `func`, per chain step, in microseconds."""
+    return median_time(func, number=number) * 1e6 / STEPS
+
+
+def main() -> None:
+    """Measure and print the table of medians, ratios and goals."""
+    from opentelemetry.trace import NoOpTracerProvider
+
+    chain = ten_steps()
+    assert list(chain.stream(0)) == [10]
+    events = list(chain.stream_events(0))
+    assert len(events) == 3 * STEPS + 3  # start, stream, end per step, and the sequence's
+    n = scaled(2_000, 20)
+
+    noop = {"callbacks": [BaseCallbackHandler()]}
+    stream = per_step_us(lambda: list(chain.stream(0)), n)
+    stream_noop = per_step_us(lambda: list(chain.stream(0, noop)), n)  # type: ignore[arg-type]
+    stream_events = per_step_us(lambda: list(chain.stream_events(0)), n)
+
+    otel = {"callbacks": [OpenTelemetryCallbackHandler(NoOpTracerProvider())]}
+    bare = per_step_us(lambda: chain.invoke(0), scaled(20_000, 20))
+    machinery = per_step_us(lambda: chain.invoke(0, noop), n)  # type: ignore[arg-type]
+    traced = per_step_us(lambda: chain.invoke(0, otel), n)  # type: ignore[arg-type]
+
+    print_table(
+        f"Observability, per step of a {STEPS}-step chain",
+        [
+            row("stream_events vs stream", stream_events, stream, "µs", ratio_at_most=5),
+            row("stream with a no-op handler (machinery)", stream_noop, stream, "µs"),
+            row("invoke, OTel (no-op tracer), added", traced - bare, None, "µs", at_most=3),
+            row("  of which: callbacks, no-op handler", machinery - bare, None, "µs"),
+            row("  of which: OTel handler itself", traced - machinery, None, "µs", at_most=3),
+            row("invoke, OTel (no-op tracer)", traced, bare, "µs"),
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -17,14 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.compare.measure import Result
-from benchmarks.compare.spec import IMPLEMENTATIONS, Settings
+from benchmarks.compare.spec import IMPLEMENTATIONS, Settings, workload
 
 __all__ = [
+    "HEADER",
     "LABELS",
     "PACKAGES",
     "environment",
+    "footnotes",
     "format_ratio",
     "format_value",
+    "from_json",
     "print_table",
     "table_rows",
     "to_json",
@@ -106,11 +109,18 @@ def format_ratio(ratio: float | None) -> str:
     return f"{ratio:.2f}x" if ratio < 1 else f"{ratio:.1f}x"
 
 
-def table_rows(results: Sequence[Result]) -> list[tuple[str, ...]]:
-    """One row of cells per workload, in `HEADER`'s order."""
+def footnotes(results: Sequence[Result]) -> list[str]:
+    """The workloads' notes, each once, in order of first use (footnote ``[n]`` is item n-1)."""
+    return list(dict.fromkeys(r.workload.note for r in results if r.workload.note))
+
+
+def table_rows(results: Sequence[Result], notes: Sequence[str] = ()) -> list[tuple[str, ...]]:
+    """One row of cells per workload, in `HEADER`'s order; titles get their ``[n]`` note."""
+    numbers = {note: i for i, note in enumerate(notes, 1)}
     return [
         (
-            result.workload.title,
+            result.workload.title
+            + (f" [{numbers[result.workload.note]}]" if result.workload.note in numbers else ""),
             result.workload.unit,
             *(format_value(result.median(name)) for name in IMPLEMENTATIONS),
             format_ratio(result.ratio("leanchain", "plain")),
@@ -173,6 +183,16 @@ def to_json(results: Sequence[Result], env: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def from_json(data: dict[str, Any]) -> tuple[list[Result], dict[str, Any]]:
+    """The results and environment back from `to_json`'s output (to redraw the reports)."""
+    env = {key: value for key, value in data.items() if key not in ("columns", "workloads")}
+    results = [
+        Result(workload(entry["key"]), dict(entry["samples"]), dict(entry["errors"]))
+        for entry in data["workloads"]
+    ]
+    return results, env
+
+
 def to_markdown(results: Sequence[Result], env: dict[str, Any]) -> str:
     """The results as a Markdown section: the summary, the table and the notes."""
     lines = [
@@ -192,15 +212,15 @@ def to_markdown(results: Sequence[Result], env: dict[str, Any]) -> str:
         "| " + " | ".join(HEADER) + " |",
         "|" + "|".join(["---", "---", *["---:"] * (len(HEADER) - 2)]) + "|",
     ]
-    lines += ["| " + " | ".join(row) + " |" for row in table_rows(results)]
-    notes = [f"- **{r.workload.title}**: {r.workload.note}" for r in results if r.workload.note]
+    notes = footnotes(results)
+    lines += ["| " + " | ".join(row) + " |" for row in table_rows(results, notes)]
     errors = [
         f"- **{r.workload.title}**: {LABELS[name]} failed: `{error}`"
         for r in results
         for name, error in r.errors.items()
     ]
     if notes:
-        lines += ["", "Notes:", "", *notes]
+        lines += ["", "Notes:", "", *(f"{i}. {note}" for i, note in enumerate(notes, 1))]
     if errors:
         lines += ["", "Failures:", "", *errors]
     return "\n".join(lines) + "\n"
@@ -228,14 +248,24 @@ def write_png(results: Sequence[Result], env: dict[str, Any], path: Path) -> Non
         positions = range(len(panel))
         for offset, name in enumerate(IMPLEMENTATIONS):
             values = [r.median(name) for r in panel]
-            ax.barh(
+            bars = ax.barh(
                 [p + (offset - 1) * bar for p in positions],
                 [v if v is not None and v > 0 else 0 for v in values],
                 height=bar,
                 color=_COLORS[name],
                 label=LABELS[name],
             )
+            ax.bar_label(
+                bars,
+                labels=[format_value(v) if v else "" for v in values],
+                padding=2,
+                fontsize=6,
+            )
         ax.set_xscale("log")
+        measured = [v for r in panel for n in IMPLEMENTATIONS if (v := r.median(n))]
+        if measured:
+            # Room on the right for the value labels.
+            ax.set_xlim(min(measured) / 1.5, max(measured) * 4)
         ax.set_yticks(list(positions), [r.workload.title for r in panel], fontsize=8)
         ax.invert_yaxis()
         ax.set_xlabel(f"median, {unit} (log scale; lower is better)", fontsize=8)

@@ -2,18 +2,20 @@
 
 ``python -m benchmarks.compare --here [--only KEY ...] [--out DIR] [--no-png]``. A full run
 (no ``--only``, not quick) writes ``benchmarks/results/latest.*``; a partial or quick run
-writes only where ``--out`` says.
+writes only where ``--out`` says. ``--render benchmarks/results/latest.json`` redraws the
+reports from saved results without measuring.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.compare.measure import measure_all
-from benchmarks.compare.report import environment, print_table, write_outputs
+from benchmarks.compare.report import environment, from_json, print_table, write_outputs
 from benchmarks.compare.spec import WORKLOADS, Implementation, Settings
 
 __all__ = ["RESULTS", "implementations", "main"]
@@ -45,6 +47,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-png", action="store_true", help="skip the chart")
     parser.add_argument("--quick", action="store_true", help="tiny measurements (smoke)")
     parser.add_argument("--list", action="store_true", help="list the workload keys and exit")
+    parser.add_argument(
+        "--render",
+        type=Path,
+        metavar="JSON",
+        help="measure nothing: redraw the table, Markdown and chart from a saved latest.json",
+    )
     return parser
 
 
@@ -54,6 +62,14 @@ def main(argv: Sequence[str]) -> int:
     if args.list:
         for workload in WORKLOADS:
             print(f"{workload.key:26} {workload.title}")
+        return 0
+    if args.render is not None:
+        results, env = from_json(json.loads(args.render.read_text()))
+        print_table(results, env)
+        for path in write_outputs(
+            results, env, args.out or args.render.parent, png=not args.no_png
+        ):
+            print(f"wrote {path}")
         return 0
     settings = Settings(quick=True) if args.quick else Settings.from_env()
     chosen = [w for w in WORKLOADS if not args.only or w.key.startswith(tuple(args.only))]

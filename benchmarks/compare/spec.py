@@ -175,7 +175,8 @@ WORKLOADS: tuple[Workload, ...] = (
         "RunnableParallel, 4 trivial branches",
         "compose",
         "µs",
-        note="plain: a thread pool runs the 4 functions",
+        note="plain: the 4 calls one after the other (the bare work, no concurrency); "
+        "the libraries may run branches in threads",
     ),
     Workload("assign_1", "RunnablePassthrough.assign, 1 key", "compose", "µs"),
     Workload("assign_2", "RunnablePassthrough.assign, 2 keys", "compose", "µs"),

@@ -21,8 +21,10 @@ from benchmarks.compare.measure import Result, measure_all  # noqa: E402
 from benchmarks.compare.report import (  # noqa: E402
     HEADER,
     environment,
+    footnotes,
     format_ratio,
     format_value,
+    from_json,
     print_table,
     to_json,
     to_markdown,
@@ -152,13 +154,23 @@ def test_markdown_has_the_summary_and_a_row_per_workload(results: list[Result]) 
     assert lines[8] == "| " + " | ".join(HEADER) + " |"
     assert lines[9] == "|---|---|---:|---:|---:|---:|---:|"
     rows = lines[10 : 10 + len(results)]
-    assert [row.split(" | ")[0].removeprefix("| ") for row in rows] == [w.title for w in WORKLOADS]
+    notes = footnotes(results)
+    assert notes[0].startswith("from `leanchain.runnables` vs `langchain_core.runnables`")
+    assert len(notes) == len({w.note for w in WORKLOADS if w.note})
+    assert [row.split(" | ")[0].removeprefix("| ") for row in rows] == [
+        w.title + (f" [{notes.index(w.note) + 1}]" if w.note else "") for w in WORKLOADS
+    ]
     for row, result in zip(rows, results, strict=True):
         cells = row.removeprefix("| ").removesuffix(" |").split(" | ")
         assert len(cells) == len(HEADER)
         assert cells[1] == result.workload.unit
         assert cells[6] == ("4.0x" if "langchain" in result.samples else "-")
-    assert lines[10 + len(results) :][:3] == ["", "Notes:", ""]
+    assert lines[10 + len(results) :] == [
+        "",
+        "Notes:",
+        "",
+        *(f"{i}. {note}" for i, note in enumerate(notes, 1)),
+    ]
 
 
 def test_printed_table_has_a_row_per_workload(
@@ -181,6 +193,17 @@ def test_outputs_are_written_as_json_and_markdown(results: list[Result], tmp_pat
     assert written == [tmp_path / "results" / "latest.json", tmp_path / "results" / "latest.md"]
     assert json.loads(written[0].read_text()) == json.loads(json.dumps(to_json(results, env)))
     assert written[1].read_text() == to_markdown(results, env)
+
+
+def test_saved_json_redraws_the_same_reports(results: list[Result]) -> None:
+    env = environment(QUICK)
+    data = json.loads(json.dumps(to_json(results, env)))
+    again, env_again = from_json(data)
+    assert env_again == env
+    assert [(r.workload, r.samples, r.errors) for r in again] == [
+        (r.workload, r.samples, r.errors) for r in results
+    ]
+    assert to_markdown(again, env_again) == to_markdown(results, env)
 
 
 def test_a_failing_case_is_recorded_not_raised() -> None:

@@ -15,7 +15,7 @@ from typing import TextIO
 
 from leanchain import __version__
 from leanchain.cli._demo_models import AGENT_TYPES, DEMO_QUESTION
-from leanchain.cli._models import CliError
+from leanchain.cli._errors import CliError
 
 __all__ = ["main"]
 

@@ -24,7 +24,8 @@ from leanchain.agents.prompts import (
 )
 from leanchain.cli._demo_models import AGENT_TYPES, DEMO_QUESTION, demo_model
 from leanchain.cli._demo_tools import demo_tools
-from leanchain.cli._models import CliError, ModelSpec, make_model
+from leanchain.cli._errors import CliError
+from leanchain.cli._models import ModelSpec, make_model
 from leanchain.cli._trace import Trace, use_colour
 from leanchain.errors import AuthenticationError, ProviderConnectionError, ProviderError
 from leanchain.runnables import Runnable

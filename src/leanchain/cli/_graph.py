@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any, Final
 
-from leanchain.cli._models import CliError
+from leanchain.cli._errors import CliError
 from leanchain.runnables import Runnable
 
 __all__ = ["FORMATS", "draw", "load_runnable"]

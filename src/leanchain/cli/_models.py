@@ -11,9 +11,10 @@ import os
 from dataclasses import dataclass
 from typing import Final
 
+from leanchain.cli._errors import CliError
 from leanchain.language_models import BaseChatModel
 
-__all__ = ["PROVIDERS", "CliError", "ModelSpec", "make_model", "parse_model"]
+__all__ = ["PROVIDERS", "ModelSpec", "make_model", "parse_model"]
 
 PROVIDERS: Final = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 DEFAULT_URLS: Final = {
@@ -21,10 +22,6 @@ DEFAULT_URLS: Final = {
     "anthropic": "https://api.anthropic.com",
 }
 PLACEHOLDER_KEY: Final = "EMPTY"
-
-
-class CliError(Exception):
-    """A problem the command line reports in one line (exit status 2), without a traceback."""
 
 
 @dataclass(frozen=True, slots=True)

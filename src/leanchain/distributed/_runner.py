@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
+import queue
 import uuid
 import warnings
 from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from typing import Any, Generic, Literal, TypeVar, cast, overload
 
 from leanchain.distributed._errors import RemoteFailure, rebuild
@@ -466,45 +469,54 @@ class RayRunner(Generic[Input, Output]):
                 yield item
 
     def _completed(self, batch: _Batch) -> Iterator[tuple[int, Any]]:
-        wait = self._ray.wait
+        # Each task's future reports to one queue as it finishes: O(1) per item, where
+        # `ray.wait` over everything in flight would cost O(n) per item.
+        done: queue.SimpleQueue[tuple[Any, Future[Any]]] = queue.SimpleQueue()
         try:
-            batch.fill()
+            _watch(batch.fill(), done.put)
             while batch.inflight:
-                running = list(batch.inflight)
-                ready, rest = wait(running, num_returns=1)
-                if rest:
-                    # Collect whatever else is done too: one wait per item would cost O(n²).
-                    ready += wait(rest, num_returns=len(rest), timeout=0)[0]
-                for ref in ready:
-                    yield from batch.settle(ref, *self._fetch(ref))
-                batch.fill()
+                ref, future = done.get()
+                yield from batch.settle(ref, *_outcome(future))
+                _watch(batch.fill(), done.put)
         finally:
             batch.close()
-
-    def _fetch(self, ref: Any) -> tuple[Any, BaseException | None]:
-        try:
-            return self._ray.get(ref), None
-        except self._ray.exceptions.RayError as error:
-            return None, error
 
     async def _acompleted(self, batch: _Batch) -> AsyncGenerator[tuple[int, Any], None]:
-        waiting: dict[asyncio.Future[Any], Any] = {}
+        loop = asyncio.get_running_loop()
+        done: asyncio.Queue[tuple[Any, Future[Any]]] = asyncio.Queue()
+
+        def report(item: tuple[Any, Future[Any]]) -> None:
+            # Called on Ray's thread; the loop may be gone when a cancelled task reports late.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(done.put_nowait, item)
+
         try:
-            for ref in batch.fill():
-                waiting[asyncio.wrap_future(ref.future())] = ref
-            while waiting:
-                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-                for future in done:
-                    ref = waiting.pop(future)
-                    error = future.exception()
-                    for item in batch.settle(ref, None if error else future.result(), error):
-                        yield item
-                for ref in batch.fill():
-                    waiting[asyncio.wrap_future(ref.future())] = ref
+            _watch(batch.fill(), report)
+            while batch.inflight:
+                ref, future = await done.get()
+                for item in batch.settle(ref, *_outcome(future)):
+                    yield item
+                _watch(batch.fill(), report)
         finally:
-            for future in waiting:
-                future.cancel()
             batch.close()
+
+
+def _watch(refs: list[Any], report: Callable[[tuple[Any, Future[Any]]], None]) -> None:
+    """Have each ref's future call ``report((ref, future))`` when its task finishes."""
+    for ref in refs:
+        ref.future().add_done_callback(functools.partial(_report, report, ref))
+
+
+def _report(
+    report: Callable[[tuple[Any, Future[Any]]], None], ref: Any, future: Future[Any]
+) -> None:
+    report((ref, future))
+
+
+def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:
+    """``(values, None)`` for a task that reported back, ``(None, error)`` for one that did not."""
+    error = future.exception()
+    return (None, error) if error is not None else (future.result(), None)
 
 
 def _is_exception_type(value: object) -> bool:

@@ -20,8 +20,14 @@ class BaseCallbackHandler:
     Attributes:
         raise_error: re-raise exceptions this handler throws (by default they are logged and
             the run goes on).
-        ignore_chain, ignore_chat_model, ignore_llm, ignore_tool, ignore_agent, ignore_retry,
-        ignore_custom_event: skip that family of events for this handler.
+        run_inline: run this handler's coroutines inline rather than in a worker.
+        ignore_chain: skip chain events.
+        ignore_chat_model: skip ``on_chat_model_start``.
+        ignore_llm: skip model token, end and error events.
+        ignore_tool: skip tool events.
+        ignore_agent: skip agent action and finish events.
+        ignore_retry: skip retry events.
+        ignore_custom_event: skip custom events.
     """
 
     raise_error: bool = False

@@ -182,7 +182,7 @@ def _tool_use(call_id: str | None, name: str | None, args: Any) -> dict[str, Any
 def _partial_args(args: str | None) -> dict[str, Any]:
     try:
         value = json.loads(args or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 

@@ -22,6 +22,8 @@ from leanchain.messages import (
     tool_call_chunk,
 )
 
+from ._content import text_chunk
+
 __all__ = [
     "AnthropicStreamReader",
     "message_from_anthropic",
@@ -85,7 +87,7 @@ def _parse_tool_use(block: Any) -> ToolCall | InvalidToolCall:
     raw = value if isinstance(value, str) else json.dumps(value)
     try:
         error = f"expected a JSON object, got {type(json.loads(raw)).__name__}"
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         error = str(exc)
     return invalid_tool_call(name=block.name, args=raw, id=block.id, error=error)
 
@@ -181,7 +183,7 @@ class AnthropicStreamReader:
         if kind == "content_block_delta":
             delta = event.delta
             if delta.type == "text_delta":
-                return AIMessageChunk(content=delta.text, id=self.id) if delta.text else None
+                return text_chunk(delta.text, self.id) if delta.text else None
             if delta.type == "input_json_delta" and delta.partial_json:
                 ordinal = self._slots.get(event.index)
                 if ordinal is not None:
@@ -195,7 +197,7 @@ class AnthropicStreamReader:
                 piece = tool_call_chunk(name=block.name, args="", id=block.id, index=ordinal)
                 return AIMessageChunk(content="", tool_call_chunks=[piece], id=self.id)
             if block.type == "text" and block.text:
-                return AIMessageChunk(content=block.text, id=self.id)
+                return text_chunk(block.text, self.id)
             return None
         if kind == "message_start":
             message = event.message

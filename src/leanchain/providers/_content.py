@@ -1,4 +1,4 @@
-"""Reading message content blocks the same way for both providers: text and images.
+"""Message content for both providers: reading text and image blocks, building text chunks.
 
 A message's content is a str or a list of strs and block dicts. Images come in several
 spellings — OpenAI's ``image_url``, LangChain's standard ``image`` blocks (``url``,
@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Image", "read_image", "text_blocks"]
+from leanchain.messages import AIMessageChunk
+
+__all__ = ["Image", "read_image", "text_blocks", "text_chunk"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,3 +83,27 @@ def text_blocks(content: str | list[Any]) -> list[str]:
         if isinstance(text, str) and text:
             texts.append(text)
     return texts
+
+
+def text_chunk(text: str, message_id: str | None) -> AIMessageChunk:
+    """A streamed piece of reply text: ``AIMessageChunk(content=text, id=message_id)``.
+
+    Built through the messages package's fast path for data leanchain produced itself (all
+    fields given, in order, already valid): a stream makes one per token, and validation would
+    be most of its cost.
+    """
+    return AIMessageChunk._construct(
+        {
+            "content": text,
+            "additional_kwargs": {},
+            "response_metadata": {},
+            "type": "AIMessageChunk",
+            "name": None,
+            "id": message_id,
+            "tool_calls": [],
+            "invalid_tool_calls": [],
+            "usage_metadata": None,
+            "tool_call_chunks": [],
+            "chunk_position": None,
+        }
+    )

@@ -24,6 +24,8 @@ from leanchain.messages import (
     tool_call_chunk,
 )
 
+from ._content import text_chunk
+
 __all__ = ["OpenAIStreamReader", "message_from_openai", "response_metadata", "usage_from_openai"]
 
 
@@ -92,7 +94,7 @@ def _parse_call(raw: Any) -> ToolCall | InvalidToolCall:
     name, arguments = raw.function.name, raw.function.arguments
     try:
         args = json.loads(arguments, strict=False) if arguments else {}
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         return invalid_tool_call(name=name, args=arguments, id=call_id, error=str(exc))
     if not isinstance(args, dict):
         error = f"expected a JSON object, got {type(args).__name__}"
@@ -165,9 +167,7 @@ class OpenAIStreamReader:
         if delta.tool_calls:
             chunks = self._tool_chunks(delta.tool_calls)
             return AIMessageChunk(content=content or "", tool_call_chunks=chunks, id=self.id)
-        if content:
-            return AIMessageChunk(content=content, id=self.id)
-        return None
+        return text_chunk(content, self.id) if content else None
 
     def _tool_chunks(self, deltas: Sequence[Any]) -> list[ToolCallChunk]:
         chunks = []

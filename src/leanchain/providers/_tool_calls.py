@@ -75,7 +75,7 @@ def result_from_chunks(chunks: list[ChatGenerationChunk]) -> ChatResult:
         name, args, call_id = piece["name"], piece["args"], piece["id"]
         try:
             value = json.loads(args) if args else {}
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             invalid.append(invalid_tool_call(name=name, args=args, id=call_id, error=str(exc)))
             continue
         if isinstance(value, dict):

@@ -5,10 +5,12 @@ Workloads:
 - 400 tool-calling agent runs (`AgentExecutor` + ``create_tool_calling_agent`` over a
   `FunctionChatModel` that waits 50 ms per call: one tool call, then the answer, so 100 ms of
   model time per run), on Ray with 1 worker (``max_concurrency=1``), 2 workers (one per CPU)
-  and 8 workers (``num_cpus_per_item=0.25``), against a local ``abatch`` of the same agent
-  (the model's wait is ``asyncio.sleep``, so the local run is bound by concurrency, not CPU).
+  and 8 workers (``num_cpus_per_item=0.25``), and 2 workers running groups of 25 items on
+  their threads (``items_per_task=25``), against a local ``abatch`` of the same agent (the
+  model's wait is ``asyncio.sleep``, so the local run is bound by concurrency, not CPU).
 - Per-item dispatch overhead: a batch of trivial items (``lambda x: x``) on 2 workers, wall
-  time per item, against a local ``batch``; and the round trip of a one-item batch.
+  time per item, one item per task and 100 items per task, against a local ``batch``; and the
+  round trip of a one-item batch.
 
 Ray is started here with 2 CPUs. Without Ray installed the benchmark prints a line and returns.
 Run: ``python -m benchmarks distributed`` (``make bench`` runs every benchmark).
@@ -100,6 +102,7 @@ def _agent_throughput(runner_class: Any) -> None:
         ("ray, 1 worker", runner_class(build_agent, max_concurrency=1).batch),
         ("ray, 2 workers", runner_class(build_agent).batch),
         ("ray, 8 workers (0.25 CPU each)", runner_class(build_agent, num_cpus_per_item=0.25).batch),
+        ("ray, 2 workers, 25 items/task", runner_class(build_agent, items_per_task=25).batch),
     ]
     print(
         f"{RUNS} agent runs, 2 model calls of {MODEL_LATENCY * 1000:.0f} ms each"
@@ -122,14 +125,18 @@ def _agent_throughput(runner_class: Any) -> None:
 def _dispatch_overhead(runner_class: Any) -> None:
     identity = RunnableLambda(lambda x: x)
     items = list(range(TRIVIAL_ITEMS))
-    runner = runner_class(identity)
-    runner.batch(items)
-    remote = median_of([_timed(lambda: runner.batch(items))[0] for _ in range(ROUNDS)])
-    local = median_of([_timed(lambda: identity.batch(items))[0] for _ in range(ROUNDS)])
-    single = median_of([_timed(lambda: runner.batch([0]))[0] for _ in range(ROUNDS * 4)])
     print(f"dispatch overhead, {TRIVIAL_ITEMS} trivial items (median of {ROUNDS})")
-    print(f"{'ray batch, 2 workers':32} {remote / TRIVIAL_ITEMS * 1e6:8.0f} µs/item")
+    for name, runner in [
+        ("ray batch, 1 item/task", runner_class(identity)),
+        ("ray batch, 100 items/task", runner_class(identity, items_per_task=100)),
+    ]:
+        runner.batch(items)
+        remote = median_of([_timed(lambda: runner.batch(items))[0] for _ in range(ROUNDS)])  # noqa: B023
+        print(f"{name:32} {remote / TRIVIAL_ITEMS * 1e6:8.1f} µs/item")
+    local = median_of([_timed(lambda: identity.batch(items))[0] for _ in range(ROUNDS)])
     print(f"{'local batch':32} {local / TRIVIAL_ITEMS * 1e6:8.1f} µs/item")
+    single_runner = runner_class(identity)
+    single = median_of([_timed(lambda: single_runner.batch([0]))[0] for _ in range(ROUNDS * 4)])
     print(f"{'ray round trip, one item':32} {single * 1e3:8.2f} ms")
 
 

@@ -5,7 +5,8 @@ The driver keeps at most ``max_concurrency`` items in flight, submitting more as
 finish; Ray places each task on a worker with ``num_cpus_per_item`` CPUs free and retries it
 when its worker dies. The sync and async views share one `_Batch`, which knows what is left
 to submit and turns each finished task into ``(index, output or exception)`` pairs; they
-differ only in how they wait (``ray.wait`` or asyncio futures).
+differ only in the queue that the tasks' futures report to (a thread-safe one, or an asyncio
+one fed through the loop).
 """
 
 from __future__ import annotations
@@ -461,7 +462,8 @@ class RayRunner(Generic[Input, Output]):
             return
         configs = _portable_configs(config, len(inputs))
         if not self._ray.is_initialized():
-            # Starting Ray takes seconds: not on the event loop's thread.
+            # Starting Ray takes seconds: not on the event loop's thread (Ray then logs that
+            # it sets no SIGTERM handler; a runner used from sync code first avoids that).
             await asyncio.to_thread(self._connect)
         batch = _Batch(self, inputs, configs, return_exceptions)
         async with contextlib.aclosing(self._acompleted(batch)) as items:

@@ -241,3 +241,19 @@ def test_a_root_run_nests_under_the_current_span() -> None:
             "hi", {"callbacks": [OpenTelemetryCallbackHandler(provider)]}
         )
     assert tree(exporter.get_finished_spans()) == [("chat", "request"), ("request", None)]
+
+
+def test_parallel_calls_of_one_tool_get_their_own_call_ids() -> None:
+    provider, exporter = pipeline()
+    calls = ScriptedChatModel.tool_calls(
+        {"name": "add", "args": {"a": 1, "b": 2}, "id": "call_a", "type": "tool_call"},
+        {"name": "add", "args": {"a": 5, "b": 5}, "id": "call_b", "type": "tool_call"},
+    )
+    executor = agent(GptModel([calls, "done"]))
+    handler = OpenTelemetryCallbackHandler(provider, capture_content=True)
+    executor.invoke({"input": "sums"}, {"callbacks": [handler]})
+    tools = [attributes(s) for s in exporter.get_finished_spans() if s.name == "execute_tool add"]
+    assert sorted((t["gen_ai.tool.call.id"], t["gen_ai.tool.call.result"]) for t in tools) == [
+        ("call_a", "3"),
+        ("call_b", "10"),
+    ]

@@ -35,6 +35,7 @@ __all__ = [
 
 logger = logging.getLogger("leanchain.callbacks")
 
+_UNKNOWN_SAFETY = SafeUUID.unknown  # an enum member lookup runs Python code each time
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 _UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48)) & ((1 << 128) - 1)
@@ -177,7 +178,7 @@ def new_run_id() -> UUID:
     # What `UUID.__init__` itself ends with, minus its argument checks (half the cost).
     run_id = _new_object(UUID)
     _set_attribute(run_id, "int", (_getrandbits(128) & _UUID4_CLEAR) | _UUID4_SET)
-    _set_attribute(run_id, "is_safe", SafeUUID.unknown)
+    _set_attribute(run_id, "is_safe", _UNKNOWN_SAFETY)
     return run_id
 
 

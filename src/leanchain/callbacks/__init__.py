@@ -8,7 +8,7 @@ from leanchain.callbacks._defaults import (
     default_handlers,
     remove_default_handler,
 )
-from leanchain.callbacks._events import EventData, StreamEvent
+from leanchain.callbacks._event_types import EventData, StreamEvent
 from leanchain.callbacks.base import AsyncCallbackHandler, BaseCallbackHandler
 from leanchain.callbacks.console import ConsoleCallbackHandler
 from leanchain.callbacks.manager import CallbackManager, Callbacks, RunManager

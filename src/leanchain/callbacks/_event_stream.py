@@ -16,7 +16,8 @@ from collections.abc import AsyncGenerator, Generator, Sequence
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any, cast
 
-from leanchain.callbacks._events import EventCollector, EventFilter, StreamClosed, StreamEvent
+from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
+from leanchain.callbacks._events import EventCollector
 from leanchain.callbacks.manager import merge_callbacks
 
 if TYPE_CHECKING:

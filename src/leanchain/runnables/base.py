@@ -37,7 +37,7 @@ from leanchain.runnables.config import RunnableConfig, ensure_config, get_config
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from leanchain.callbacks._events import StreamEvent
+    from leanchain.callbacks._event_types import StreamEvent
     from leanchain.runnables.binding import RunnableBinding
     from leanchain.runnables.fallbacks import RunnableWithFallbacks
     from leanchain.runnables.graph import Graph

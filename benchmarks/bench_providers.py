@@ -3,13 +3,16 @@
 Goals (issue 5): ``ChatOpenAI.invoke`` at most 1.05x the raw ``chat.completions.create``; and
 streaming 1,000 tokens, at most 10 µs per chunk on top of iterating the raw SDK stream. The
 Anthropic rows are for information. Both sides talk to one `FakeProviderServer` over real HTTP
-(keep-alive), in rounds that alternate between them so that drift hits both alike.
+(keep-alive), in rounds that alternate between them so that drift hits both alike; the times
+are this process's CPU time (client and in-process server), so that other load on the machine
+does not blur a difference of a few percent.
 
 Run: ``.venv/bin/python -m benchmarks.bench_providers`` (or ``make bench``).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import time
@@ -35,21 +38,50 @@ def alternate(
     number: int,
     rounds: int,
 ) -> tuple[float, float]:
-    """Median seconds per call of `raw` and of `ours`, timed in alternating rounds."""
+    """CPU seconds per call of `raw` and of `ours`, from rounds that time both back to back.
+
+    CPU time of this process, in which the server runs too: the work of both sides, which
+    other processes on a busy machine do not inflate the way they inflate wall time.
+
+    Returns the median time of `raw`, and that times the median of the per-round ratios: on a
+    busy machine a round's two timings share its load, so their ratio is steadier than the
+    ratio of two independent medians. The order within a round alternates.
+    """
     rounds, number = (2, 2) if QUICK else (rounds, number)
     server.enqueue(*([reply] * (2 * number * (rounds + 1))))
     for _ in range(number):  # warm both clients and connections
         raw()
         ours()
-    samples: tuple[list[float], list[float]] = ([], [])
-    for _ in range(rounds):
-        for func, times in ((raw, samples[0]), (ours, samples[1])):
-            start = time.perf_counter()
+    raw_times: list[float] = []
+    ratios: list[float] = []
+    gc.collect()
+    gc.disable()  # as timeit does: a collection would land on whichever side it falls in
+    try:
+        _rounds(raw, ours, number, rounds, raw_times, ratios)
+    finally:
+        gc.enable()
+    server.reset()
+    baseline = statistics.median(raw_times)
+    return baseline, baseline * statistics.median(ratios)
+
+
+def _rounds(
+    raw: Callable[[], object],
+    ours: Callable[[], object],
+    number: int,
+    rounds: int,
+    raw_times: list[float],
+    ratios: list[float],
+) -> None:
+    for turn in range(rounds):
+        timed: dict[int, float] = {}
+        for func in (raw, ours) if turn % 2 else (ours, raw):
+            start = time.process_time()
             for _ in range(number):
                 func()
-            times.append((time.perf_counter() - start) / number)
-    server.reset()
-    return statistics.median(samples[0]), statistics.median(samples[1])
+            timed[id(func)] = (time.process_time() - start) / number
+        raw_times.append(timed[id(raw)])
+        ratios.append(timed[id(ours)] / timed[id(raw)])
 
 
 def drain(stream: Any) -> None:
@@ -78,10 +110,10 @@ def openai_rows(server: FakeProviderServer) -> list[Row]:
         )
 
     raw, ours = alternate(
-        server, ANSWER, raw_create, lambda: model.invoke("Hi"), number=20, rounds=41
+        server, ANSWER, raw_create, lambda: model.invoke("Hi"), number=10, rounds=61
     )
     raw_s, ours_s = alternate(
-        server, STREAM, raw_stream, lambda: drain(model.stream("Hi")), number=1, rounds=21
+        server, STREAM, raw_stream, lambda: drain(model.stream("Hi")), number=1, rounds=31
     )
     per_chunk = (ours_s - raw_s) / TOKENS * 1e6
     return [
@@ -109,10 +141,10 @@ def anthropic_rows(server: FakeProviderServer) -> list[Row]:
         )
 
     raw, ours = alternate(
-        server, ANSWER, raw_create, lambda: model.invoke("Hi"), number=20, rounds=41
+        server, ANSWER, raw_create, lambda: model.invoke("Hi"), number=10, rounds=61
     )
     raw_s, ours_s = alternate(
-        server, STREAM, raw_stream, lambda: drain(model.stream("Hi")), number=1, rounds=21
+        server, STREAM, raw_stream, lambda: drain(model.stream("Hi")), number=1, rounds=31
     )
     per_chunk = (ours_s - raw_s) / TOKENS * 1e6
     return [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import threading
@@ -148,3 +149,18 @@ def test_close_then_use_again(server: FakeProviderServer) -> None:
     model.close()
     assert model._client is None
     assert model.invoke("hi").content == "b"
+
+
+def test_async_clients_close_with_their_event_loop(server: FakeProviderServer) -> None:
+    model = openai(server)
+    server.enqueue(ScriptedReply(text="a"), ScriptedReply(text="b"))
+
+    async def ask() -> Any:
+        await model.ainvoke("hi")
+        return model._async_client()
+
+    first = asyncio.run(ask())
+    second = asyncio.run(ask())
+    assert first is not second  # one client per event loop
+    # Each closed as asyncio.run shut its loop down.
+    assert (first.is_closed(), second.is_closed()) == (True, True)

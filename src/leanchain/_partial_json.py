@@ -170,6 +170,8 @@ class JsonPrefixScan:
                 pass
             except RecursionError:
                 raise _too_deep(text) from None
+            except ValueError as exc:
+                raise _unreadable(exc, text) from None
         cut, suffix = _cut(text, self, strict)
         if stack is None:
             return _loads(text[:cut] + suffix, text, 0, strict)
@@ -240,6 +242,8 @@ def parse_partial_json(s: str, *, strict: bool = False) -> Any:
         pass
     except RecursionError:
         raise _too_deep(s) from None
+    except ValueError as exc:
+        raise _unreadable(exc, s) from None
     return JsonPrefixScan.of(s).parse(s, strict=strict)
 
 
@@ -270,6 +274,12 @@ def _too_deep(text: str) -> json.JSONDecodeError:
     return json.JSONDecodeError(f"Nesting deeper than {MAX_DEPTH} levels", text, 0)
 
 
+def _unreadable(exc: ValueError, text: str) -> json.JSONDecodeError:
+    # The decoder raises a bare ValueError for an integer longer than
+    # sys.get_int_max_str_digits() (4300 by default): still "not JSON we can read".
+    return json.JSONDecodeError(str(exc), text, 0)
+
+
 def _loads(candidate: str, text: str, offset: int, strict: bool) -> Any:
     """``json.loads`` of a repaired piece of ``text``, errors pointing into ``text``."""
     try:
@@ -278,6 +288,8 @@ def _loads(candidate: str, text: str, offset: int, strict: bool) -> Any:
         raise json.JSONDecodeError(exc.msg, text, min(offset + exc.pos, len(text))) from None
     except RecursionError:
         raise _too_deep(text) from None
+    except ValueError as exc:
+        raise _unreadable(exc, text) from None
 
 
 def _cut(text: str, scan: JsonPrefixScan, strict: bool) -> tuple[int, str]:

@@ -348,6 +348,8 @@ JSON_FRAGMENTS: Final = (
     "\\ude00",
     "Action:",
     "Thought:",
+    "[" * 1100,  # deeper than the recursion limit of json.loads
+    "9" * 4301,  # longer than sys.get_int_max_str_digits()
 )
 FENCES: Final = (
     ("", ""),

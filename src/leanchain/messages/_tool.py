@@ -123,7 +123,7 @@ def default_tool_parser(
         name, arguments, call_id = function.get("name"), function.get("arguments"), raw.get("id")
         try:
             args = json.loads(arguments) if arguments else {}
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             args = None
         if isinstance(args, dict):
             calls.append(tool_call(name=name or "", args=args, id=call_id))

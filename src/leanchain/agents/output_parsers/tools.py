@@ -59,7 +59,7 @@ def _json_error(call: InvalidToolCall) -> str:
         return str(call["error"])
     try:
         value = json.loads(call.get("args") or "")
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:
         return str(e)
     return f"expected a JSON object, got {type(value).__name__}"
 
@@ -97,7 +97,7 @@ def _raw_calls(raw: Sequence[Any]) -> list[tuple[str, dict[str, Any], Any]]:
         arguments = function.get("arguments")
         try:
             args = json.loads(arguments or "{}")
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, RecursionError) as e:
             raise OutputParserException(_not_json(function.get("name"), arguments)) from e
         if not isinstance(args, dict):
             raise OutputParserException(_not_json(function.get("name"), arguments))

@@ -164,3 +164,10 @@ def test_async_clients_close_with_their_event_loop(server: FakeProviderServer) -
     assert first is not second  # one client per event loop
     # Each closed as asyncio.run shut its loop down.
     assert (first.is_closed(), second.is_closed()) == (True, True)
+
+
+def test_an_empty_key_counts_as_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ValueError, match=r"^ChatOpenAI needs an API key"):
+        ChatOpenAI(api_key="")
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    assert ChatOpenAI(api_key="").api_key.get_secret_value() == API_KEY

@@ -38,14 +38,16 @@ T = TypeVar("T")
 
 
 def env_secret(value: str | SecretStr | None, env: str) -> SecretStr | None:
-    """The key given, else the one in the environment variable ``env``, as a `SecretStr`."""
-    if value is None:
-        value = os.environ.get(env) or None
-    if value is None or isinstance(value, SecretStr):
-        return value
-    if not isinstance(value, str):
+    """The key given, else the one in the environment variable ``env``, as a `SecretStr`.
+
+    An empty key counts as none given.
+    """
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    if value is not None and not isinstance(value, str):
         raise TypeError(f"api_key must be a str or SecretStr, got {type(value).__name__}")
-    return SecretStr(value)
+    value = value or os.environ.get(env) or None
+    return None if value is None else SecretStr(value)
 
 
 class ProviderChatModel(BaseChatModel):

@@ -141,3 +141,14 @@ def flaky_once(marker: Path) -> Runnable[int, int]:
 def always_flaky(x: int) -> int:
     """Raise `FlakyError` every time."""
     raise FlakyError(f"still failing on {x}")
+
+
+def mark_start(folder: Path) -> Runnable[int, int]:
+    """Each item leaves a file named after it when it starts, then takes 0.2 s."""
+
+    def run(x: int) -> int:
+        (folder / str(x)).touch()
+        time.sleep(0.2)
+        return x
+
+    return RunnableLambda(run)

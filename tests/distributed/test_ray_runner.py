@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import threading
@@ -20,6 +21,7 @@ from distributed_support import (
     crowd,
     echo_config,
     flaky_once,
+    mark_start,
     question,
     stall_once,
 )
@@ -91,6 +93,27 @@ def test_as_completed_yields_every_index_once_with_its_output() -> None:
 
     assert sorted(i for i, _ in items) == list(range(20))
     assert dict(items) == dict(enumerate(build_agent().batch(QUESTIONS[:20])))
+
+
+def test_closing_as_completed_early_submits_nothing_more(tmp_path: Path) -> None:
+    items = RayRunner(mark_start(tmp_path), max_concurrency=1).batch_as_completed(range(6))
+
+    assert next(items) == (0, 0)
+    items.close()
+    time.sleep(0.5)
+
+    assert {p.name for p in tmp_path.iterdir()} <= {"0", "1"}
+
+
+async def test_closing_abatch_as_completed_early_submits_nothing_more(tmp_path: Path) -> None:
+    runner = RayRunner(mark_start(tmp_path), max_concurrency=1)
+    items = runner.abatch_as_completed(range(6))
+
+    assert await anext(items) == (0, 0)
+    await items.aclose()
+    await asyncio.sleep(0.5)
+
+    assert set(os.listdir(tmp_path)) <= {"0", "1"}
 
 
 async def test_abatch_and_abatch_as_completed() -> None:

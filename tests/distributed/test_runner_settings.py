@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import types
-from typing import Any
+from collections.abc import Generator
+from typing import Any, assert_type
 
 import pytest
 
@@ -91,3 +92,16 @@ async def test_an_empty_batch_returns_at_once_without_ray(
     assert list(runner.batch_as_completed([])) == []
     assert await runner.abatch([]) == []
     assert [item async for item in runner.abatch_as_completed([])] == []
+
+
+def checked_types(runner: RayRunner[int, str]) -> None:
+    """Not a test: mypy checks that the batch types follow ``return_exceptions``."""
+    assert_type(runner.batch([1]), list[str])
+    assert_type(runner.batch([1], return_exceptions=True), list[str | Exception])
+    assert_type(runner.batch_as_completed([1]), Generator[tuple[int, str | Exception], None, None])
+
+
+async def achecked_types(runner: RayRunner[int, str]) -> None:
+    """Not a test: the async twins' types."""
+    assert_type(await runner.abatch([1]), list[str])
+    assert_type(await runner.abatch([1], return_exceptions=True), list[str | Exception])

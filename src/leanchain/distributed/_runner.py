@@ -18,7 +18,7 @@ import importlib
 import queue
 import uuid
 import warnings
-from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Generic, Literal, TypeVar, cast, overload
 
@@ -409,11 +409,11 @@ class RayRunner(Generic[Input, Output]):
         config: RunnableConfig | Sequence[RunnableConfig] | None = None,
         *,
         return_exceptions: bool = False,
-    ) -> Iterator[tuple[int, Output | Exception]]:
+    ) -> Generator[tuple[int, Output | Exception], None, None]:
         """Like `batch`, yielding ``(index, output)`` as items finish; closing it cancels the
         rest."""
         if not inputs:
-            return iter(())
+            return _nothing()
         configs = _portable_configs(config, len(inputs))
         return self._completed(_Batch(self, inputs, configs, return_exceptions))
 
@@ -470,7 +470,7 @@ class RayRunner(Generic[Input, Output]):
             async for item in items:
                 yield item
 
-    def _completed(self, batch: _Batch) -> Iterator[tuple[int, Any]]:
+    def _completed(self, batch: _Batch) -> Generator[tuple[int, Any], None, None]:
         # Each task's future reports to one queue as it finishes: O(1) per item, where
         # `ray.wait` over everything in flight would cost O(n) per item.
         done: queue.SimpleQueue[tuple[Any, Future[Any]]] = queue.SimpleQueue()
@@ -519,6 +519,10 @@ def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:
     """``(values, None)`` for a task that reported back, ``(None, error)`` for one that did not."""
     error = future.exception()
     return (None, error) if error is not None else (future.result(), None)
+
+
+def _nothing() -> Generator[tuple[int, Any], None, None]:
+    yield from ()
 
 
 def _is_exception_type(value: object) -> bool:

@@ -20,9 +20,11 @@ The tree (builtin bases in brackets, where the meaning matches)::
     │       ├── RateLimitError               429
     │       ├── ServerError                  5xx and 529 (overloaded)
     │       └── StreamError                  an error event or a broken stream mid-answer
-    └── AgentError
-        ├── AgentConfigurationError [ValueError]   a factory or executor set up wrongly
-        └── AgentStepError                   a step failed; names the step and the tool or model
+    ├── AgentError
+    │   ├── AgentConfigurationError [ValueError]   a factory or executor set up wrongly
+    │   └── AgentStepError                   a step failed; names the step and the tool or model
+    └── DistributedItemError                 an item failed on a Ray worker with an exception
+                                             that cannot be rebuilt here (names its type)
 
 Errors say what was wrong and what was expected. None of them ever contains an API key.
 """
@@ -35,6 +37,7 @@ __all__ = [
     "AgentStepError",
     "AuthenticationError",
     "BadRequestError",
+    "DistributedItemError",
     "LeanchainError",
     "MissingPromptVariablesError",
     "OutputParserException",
@@ -180,3 +183,20 @@ class AgentConfigurationError(AgentError, ValueError):
 
 class AgentStepError(AgentError):
     """A step of an agent run failed; the message names the iteration and what failed."""
+
+
+class DistributedItemError(LeanchainError):
+    """An item failed on a Ray worker with an exception that cannot be rebuilt here.
+
+    Args:
+        error_type: the original exception's qualified name (``"mymodule.QuotaError"``;
+            builtins without the ``builtins.`` prefix).
+        message: the original exception's message (``str(exc)``).
+        remote_traceback: the traceback as formatted on the worker.
+    """
+
+    def __init__(self, error_type: str, message: str, remote_traceback: str = "") -> None:
+        super().__init__(f"{error_type}: {message}" if message else error_type)
+        self.error_type = error_type
+        self.error_message = message
+        self.remote_traceback = remote_traceback

@@ -1,4 +1,4 @@
-"""Every ```python block in docs/ runs, page by page, offline.
+"""Every ```python block in docs/ and the README runs, page by page, offline.
 
 The blocks of one page share a namespace: they are written into one script, each line at the
 line number it has in the Markdown file (everything else blank), and run with `runpy`. A
@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 FENCE = re.compile(r"^(?P<indent> *)```(?P<info>[^\n`]*)$")
 MAX_NO_RUN = 6
 
@@ -66,7 +67,7 @@ def script(text: str) -> tuple[str, int]:
     return "\n".join(lines) + "\n", count
 
 
-PAGES = sorted(DOCS.rglob("*.md"))
+PAGES = [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]
 RUNNABLE = [page for page in PAGES if script(page.read_text())[1]]
 
 
@@ -101,7 +102,7 @@ def test_block_extraction() -> None:
     assert script(text) == ("\n\nx = 1" + "\n" * 9, 1)
 
 
-@pytest.mark.parametrize("page", RUNNABLE, ids=[str(p.relative_to(DOCS)) for p in RUNNABLE])
+@pytest.mark.parametrize("page", RUNNABLE, ids=[str(p.relative_to(ROOT)) for p in RUNNABLE])
 def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith(("OPENAI_", "ANTHROPIC_")) or name == "NO_COLOR":
@@ -112,7 +113,7 @@ def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(sys, "path", list(sys.path))
     source, _ = script(page.read_text())
     # Named after the page, so that a traceback reads "docs/<page>.md", line N.
-    path = tmp_path / "docs" / page.relative_to(DOCS)
+    path = tmp_path / page.relative_to(ROOT)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source)
     runpy.run_path(str(path), run_name="__main__")

@@ -16,28 +16,11 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from leanchain.errors import LeanchainError
+from leanchain.errors import DistributedItemError
 
 __all__ = ["DistributedItemError", "RemoteFailure", "capture", "rebuild"]
 
 _MAX_DEPTH = 6
-
-
-class DistributedItemError(LeanchainError):
-    """An item failed on a Ray worker with an exception that cannot be rebuilt here.
-
-    Args:
-        error_type: the original exception's qualified name (``"mymodule.QuotaError"``;
-            builtins without the ``builtins.`` prefix).
-        message: the original exception's message (``str(exc)``).
-        remote_traceback: the traceback as formatted on the worker.
-    """
-
-    def __init__(self, error_type: str, message: str, remote_traceback: str = "") -> None:
-        super().__init__(f"{error_type}: {message}" if message else error_type)
-        self.error_type = error_type
-        self.error_message = message
-        self.remote_traceback = remote_traceback
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leanchain.runnables.base import Runnable, coerce_to_runnable
-from leanchain.runnables.binding import RunnableBinding
+from leanchain.runnables.binding import ListenerRun, RunnableBinding
 from leanchain.runnables.branch import RunnableBranch
 from leanchain.runnables.config import RunnableConfig, ensure_config, get_config, patch_config
 from leanchain.runnables.configurable import (
@@ -28,6 +28,7 @@ __all__ = [
     "ConfigurableFieldSingleOption",
     "ConfigurableFieldSpec",
     "Graph",
+    "ListenerRun",
     "Runnable",
     "RunnableAssign",
     "RunnableBinding",

@@ -75,7 +75,9 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         max_tool_concurrency: how many tool calls of one step run at once (1: one by one;
             ``None``: all).
         verbose: print a step-by-step trace to stdout.
-        callbacks, tags, metadata: added to every run's config.
+        callbacks: callback handlers (or a manager) added to every run's config.
+        tags: tags added to every run's config.
+        metadata: metadata added to every run's config.
         stream_runnable: stream the agent runnable while callbacks listen, so its model
             tokens reach them as they come (with no handler it is invoked: same result).
 

@@ -366,7 +366,10 @@ class FunctionChatModel(_RecordingChatModel):
         func: ``func(messages, request) -> reply`` where the reply is a str, an `AIMessage`
             or a dict of its fields; ``request`` is the `ChatRequest` (tools, tool_choice,
             stop, kwargs). An ``async def`` function works with the async methods only.
-        chunking, chunk_delay, delay, name: as for `ScriptedChatModel`.
+        chunking: how streamed text and tool-call arguments are cut (default: at whitespace).
+        chunk_delay: seconds to wait before each streamed chunk (``asyncio.sleep`` when async).
+        delay: seconds to wait before each reply.
+        name: the name shown in callbacks and events.
     """
 
     __slots__ = ("_is_async", "func")

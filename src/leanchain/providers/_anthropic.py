@@ -49,9 +49,11 @@ class ChatAnthropic(ProviderChatModel):
             Anthropic's).
         max_tokens: the reply's token limit (the API requires one). Above 8,192, a call made
             with the SDK's default timeout streams internally, as the SDK requires.
-        temperature, top_p, top_k: sampling settings. SDK 2.x has no arguments for them and
-            the current API version may reject them, so they are sent only when set, in the
-            request body.
+        temperature: the sampling temperature. SDK 2.x has no arguments for the sampling
+            settings and the current API version may reject them, so each is sent only when
+            set, in the request body.
+        top_p: nucleus sampling: the probability mass to sample from (sent only when set).
+        top_k: sample only from the K likeliest tokens (sent only when set).
         stop_sequences: default stop sequences, used when a call passes none.
         timeout: seconds per attempt (default: the SDK's 600 s, 5 s to connect).
         max_retries: retries the SDK makes on 408/409/429/5xx/529 and connection errors;

@@ -58,7 +58,9 @@ class ChatOpenAI(ProviderChatModel):
         model: the model name.
         api_key: the API key (default: ``OPENAI_API_KEY``); kept as a `SecretStr`.
         base_url: the API root including ``/v1`` (default: ``OPENAI_BASE_URL``, else OpenAI).
-        temperature, top_p, seed: sampling settings.
+        temperature: the sampling temperature.
+        top_p: nucleus sampling: the probability mass to sample from.
+        seed: the seed for sampling, where the server supports it.
         max_tokens: the reply's token limit, sent as ``max_tokens`` (what most compatible
             servers know).
         max_completion_tokens: the same limit sent under OpenAI's newer name (required by

@@ -289,11 +289,14 @@ class Runnable(Generic[Input, Output]):
             input: the input.
             config: the config of the call.
             version: ``"v2"``, the only version.
-            include_names, include_types, include_tags: keep only the events of runs with
-                one of these names, run types (``chain``, ``prompt``, ``parser``,
-                ``chat_model``, ``tool``) or tags.
-            exclude_names, exclude_types, exclude_tags: then drop the events of runs with
-                one of these.
+            include_names: keep only the events of runs with one of these names (the
+                ``include_*`` filters together keep a run that matches any of them).
+            include_types: keep only the events of runs of one of these types (``chain``,
+                ``prompt``, ``parser``, ``chat_model``, ``tool``).
+            include_tags: keep only the events of runs with one of these tags.
+            exclude_names: then drop the events of runs with one of these names.
+            exclude_types: then drop the events of runs of one of these types.
+            exclude_tags: then drop the events of runs with one of these tags.
             **kwargs: passed to `stream`.
 
         Raises:

@@ -89,7 +89,9 @@ class BaseTool(Runnable[ToolInput, Any]):
             ``"Tool input validation error"``).
         response_format: ``"content_and_artifact"`` when the function returns
             ``(content, artifact)``; the artifact travels on the `ToolMessage` only.
-        metadata, tags, callbacks: added to every run of this tool.
+        metadata: metadata added to every run of this tool.
+        tags: tags added to every run of this tool.
+        callbacks: callback handlers added to every run of this tool.
         extras: provider-specific settings, not interpreted by leanchain.
     """
 

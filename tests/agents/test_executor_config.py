@@ -3,6 +3,9 @@ verbose trace."""
 
 from __future__ import annotations
 
+import io
+import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
@@ -19,7 +22,7 @@ from test_executor_support import (
     tools,
 )
 
-from leanchain.agents import AgentAction, AgentExecutor
+from leanchain.agents import AgentAction, AgentExecutor, ToolAgentAction
 from leanchain.callbacks import BaseCallbackHandler
 from leanchain.errors import AgentConfigurationError, OutputParserException
 from leanchain.prompts import PromptTemplate
@@ -112,6 +115,70 @@ async def test_callbacks_see_the_run_tree_actions_and_finish(mode: Mode) -> None
     assert events[0][3] is None
     assert [e[3] for e in events if e[1] in ("ScriptAgent", "echo")] == [root, root, root]
     assert [e[2] for e in events if e[0] in ("agent_action", "agent_finish")] == [root, root]
+
+
+class ToolStarts(BaseCallbackHandler):
+    """Records every tool run: its start's arguments and keywords, and its output."""
+
+    def __init__(self) -> None:
+        self.starts: list[tuple[Any, str, dict[str, Any]]] = []
+        self.ends: list[Any] = []
+        self.run_types: list[Any] = []
+
+    def on_chain_start(self, serialized: Any, inputs: Any, **kw: Any) -> None:
+        self.run_types.append(kw.get("run_type"))
+
+    def on_tool_start(self, serialized: Any, input_str: str, **kw: Any) -> None:
+        keys = ("name", "inputs", "tool_call_id")
+        self.starts.append((serialized, input_str, {k: kw[k] for k in keys}))
+
+    def on_tool_end(self, output: Any, **kw: Any) -> None:
+        self.ends.append(output)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_executors_run_says_it_is_an_agent_run(mode: Mode) -> None:
+    handler = ToolStarts()
+    executor = AgentExecutor(agent=ScriptAgent(finish("ok")), tools=tools())
+    await run(executor, "q", mode, {"callbacks": [handler]})
+    assert handler.run_types == ["agent", None]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_unknown_tool_is_answered_by_an_invalid_tool_run(mode: Mode) -> None:
+    handler = ToolStarts()
+    call = ToolAgentAction("nope", {"x": 1}, "log", tool_call_id="call_1")
+    executor = AgentExecutor(agent=ScriptAgent(call, act("gone", "y"), finish("ok")), tools=tools())
+    await run(executor, "q", mode, {"callbacks": [handler]})
+    described = {
+        "name": "invalid_tool",
+        "description": "Called when tool name is invalid. Suggests valid tool names.",
+    }
+    names = ["echo", "direct", "direct2"]
+    assert handler.starts == [
+        (
+            described,
+            f"{{'requested_tool_name': 'nope', 'available_tool_names': {names}}}",
+            {
+                "name": "invalid_tool",
+                "inputs": {"requested_tool_name": "nope", "available_tool_names": names},
+                "tool_call_id": "call_1",
+            },
+        ),
+        (
+            described,
+            f"{{'requested_tool_name': 'gone', 'available_tool_names': {names}}}",
+            {
+                "name": "invalid_tool",
+                "inputs": {"requested_tool_name": "gone", "available_tool_names": names},
+                "tool_call_id": None,
+            },
+        ),
+    ]
+    assert handler.ends == [
+        "nope is not a valid tool, try one of [echo, direct, direct2].",
+        "gone is not a valid tool, try one of [echo, direct, direct2].",
+    ]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -300,34 +367,112 @@ async def test_abatch_runs_every_input() -> None:
     ]
 
 
-def test_verbose_prints_a_step_by_step_trace(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+TIMING = re.compile(r"\[\d+\.\d+ m?s\]")
+
+
+class Tty(io.StringIO):
+    """Standard output as a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_verbose_prints_the_run_through_the_console_handler(
+    mode: Mode, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     agent = ScriptAgent(act("echo", "hi", "I should echo."), act("nope", "x"), finish("42"))
-    AgentExecutor(agent=agent, tools=tools(), verbose=True).invoke({"input": "q"})
-    assert capsys.readouterr().out == (
-        "\n> Entering new AgentExecutor chain...\n"
-        "Step 1\n"
-        "     I should echo.\n"
-        "  -> echo('hi')\n"
-        "  <- echo: echo:hi\n"
-        "Step 2\n"
-        "     call nope\n"
-        "  -> nope('x')\n"
-        "  <- nope: nope is not a valid tool, try one of [echo, direct, direct2].\n"
-        "Final answer: 42\n"
-        "> Finished chain.\n"
-    )
+    executor = AgentExecutor(agent=agent, tools=tools(), verbose=True)
+    assert await run(executor, {"input": "q"}, mode) == {"input": "q", "output": "42"}
+    first = "(AgentAction(tool='echo', tool_input='hi', log='I should echo.'), 'echo:hi')"
+    assert TIMING.sub("[T]", capsys.readouterr().out).splitlines() == [
+        "> agent:AgentExecutor  input: {'input': 'q'}",
+        "  > chain:ScriptAgent  input: {'input': 'q', 'intermediate_steps': []}",
+        "  < chain:ScriptAgent  [T]  output: "
+        "AgentAction(tool='echo', tool_input='hi', log='I should echo.')",
+        "  -> action: echo 'hi'",
+        "  > tool:echo  input: 'hi'",
+        "  < tool:echo  [T]  output: 'echo:hi'",
+        f"  > chain:ScriptAgent  input: {{'input': 'q', 'intermediate_steps': [{first}]}}",
+        "  < chain:ScriptAgent  [T]  output: "
+        "AgentAction(tool='nope', tool_input='x', log='call nope')",
+        "  -> action: nope 'x'",
+        "  > tool:invalid_tool  input: "
+        "{'requested_tool_name': 'nope', 'available_tool_names': ['echo', 'direct', 'direct2']}",
+        "  < tool:invalid_tool  [T]  output: "
+        "'nope is not a valid tool, try one of [echo, direct, direct2].'",
+        "  > chain:ScriptAgent  input: {'input': 'q', 'intermediate_steps': "
+        "[(AgentAction(tool='echo', tool_input='hi', log='I should echo.'), 'echo:hi'), (...",
+        "  < chain:ScriptAgent  [T]  output: "
+        "AgentFinish(return_values={'output': '42'}, log='FIN')",
+        "  -> finish: {'output': '42'}",
+        "< agent:AgentExecutor  [T]  output: {'input': 'q', 'output': '42'}",
+    ]
 
 
-def test_verbose_colours_unless_no_color(
+def test_verbose_shows_stops_and_parse_errors(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    bad = OutputParserException(
+        "no action", observation="Say it again.", llm_output="?", send_to_llm=True
+    )
+    executor = AgentExecutor(
+        agent=ScriptAgent(bad),
+        tools=tools(),
+        verbose=True,
+        max_iterations=1,
+        handle_parsing_errors=True,
+    )
+    executor.invoke("q")
+    lines = TIMING.sub("[T]", capsys.readouterr().out).splitlines()
+    assert lines == [
+        "> agent:AgentExecutor  input: {'input': 'q'}",
+        "  > chain:ScriptAgent  input: {'input': 'q', 'intermediate_steps': []}",
+        "  x chain:ScriptAgent  [T]  error: OutputParserException: no action",
+        "  -> action: _Exception 'Say it again.'",
+        "  -> finish: {'output': 'Agent stopped due to iteration limit or time limit.'}",
+        "< agent:AgentExecutor  [T]  output: "
+        "{'input': 'q', 'output': 'Agent stopped due to iteration limit or time limit.'}",
+    ]
+
+
+def test_verbose_adds_to_the_callers_handlers(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    recorder = Recorder()
+    executor = AgentExecutor(agent=ScriptAgent(finish("42")), tools=tools(), verbose=True)
+    executor.invoke("q", {"callbacks": [recorder]})
+    assert [e[0] for e in recorder.events] == [
+        "chain_start",
+        "chain_start",
+        "chain_end",
+        "agent_finish",
+        "chain_end",
+    ]
+    assert capsys.readouterr().out.count("\n") == 5
+
+
+def test_verbose_colours_a_terminal_unless_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    executor = AgentExecutor(agent=ScriptAgent(finish("42"), finish("42")), tools=tools())
+    executor.verbose = True
     monkeypatch.delenv("NO_COLOR", raising=False)
-    AgentExecutor(agent=ScriptAgent(finish("42")), tools=tools(), verbose=True).invoke("q")
-    assert capsys.readouterr().out == (
-        "\n\x1b[1m> Entering new AgentExecutor chain...\x1b[0m\n"
-        "\x1b[32mFinal answer: 42\x1b[0m\n"
-        "\x1b[1m> Finished chain.\x1b[0m\n"
+    monkeypatch.setattr(sys, "stdout", out := Tty())
+    executor.invoke("q")
+    assert TIMING.sub("[T]", out.getvalue()) == (
+        "> \x1b[1magent:AgentExecutor\x1b[0m  input: {'input': 'q'}\n"
+        "  > \x1b[1mchain:ScriptAgent\x1b[0m  input: {'input': 'q', 'intermediate_steps': []}\n"
+        "  < \x1b[1mchain:ScriptAgent\x1b[0m  \x1b[2m[T]\x1b[0m  output: "
+        "AgentFinish(return_values={'output': '42'}, log='FIN')\n"
+        "  \x1b[32m-> finish: {'output': '42'}\x1b[0m\n"
+        "< \x1b[1magent:AgentExecutor\x1b[0m  \x1b[2m[T]\x1b[0m  output: "
+        "{'input': 'q', 'output': '42'}\n"
+    )
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setattr(sys, "stdout", out := Tty())
+    executor.invoke("q")
+    assert TIMING.sub("[T]", out.getvalue()).splitlines()[-1] == (
+        "< agent:AgentExecutor  [T]  output: {'input': 'q', 'output': '42'}"
     )

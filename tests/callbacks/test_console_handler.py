@@ -129,8 +129,8 @@ def test_an_agent_run_shows_decisions_and_tools_inside_the_agent() -> None:
     executor = AgentExecutor(agent=create_tool_calling_agent(model, [add], prompt), tools=[add])
     lines = trace(executor, {"input": "1+2"}, color=False).splitlines()
     top = [line for line in lines if not line.startswith("    ")]
-    assert top[0] == "> chain:AgentExecutor  input: {'input': '1+2'}"
-    assert top[-1] == "< chain:AgentExecutor  [T]  output: {'input': '1+2', 'output': 'three'}"
+    assert top[0] == "> agent:AgentExecutor  input: {'input': '1+2'}"
+    assert top[-1] == "< agent:AgentExecutor  [T]  output: {'input': '1+2', 'output': 'three'}"
     assert "  -> action: add {'a': 1, 'b': 2}" in top
     assert top.index("  -> action: add {'a': 1, 'b': 2}") + 1 == top.index(
         "  > tool:add  input: {'a': 1, 'b': 2}"

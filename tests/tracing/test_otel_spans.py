@@ -165,7 +165,6 @@ def test_an_agent_run_becomes_an_agent_span_with_chat_and_tool_spans() -> None:
         "gen_ai.tool.call.id": "call_7",
     }
     assert attributes(named(spans, "invoke_agent AgentExecutor")) == {
-        "leanchain.run.type": "chain",
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": "AgentExecutor",
     }
@@ -257,3 +256,49 @@ def test_parallel_calls_of_one_tool_get_their_own_call_ids() -> None:
         ("call_a", "3"),
         ("call_b", "10"),
     ]
+
+
+def test_an_agent_span_is_an_agent_span_from_its_start() -> None:
+    # The model fails before the agent decides anything: the span is an agent's all the same.
+    provider, exporter = pipeline()
+    handler = OpenTelemetryCallbackHandler(provider)
+    with pytest.raises(ValueError, match="model down"):
+        agent(GptModel([ValueError("model down")])).invoke(
+            {"input": "1+2"}, {"callbacks": [handler]}
+        )
+    span = named(exporter.get_finished_spans(), "invoke_agent AgentExecutor")
+    assert span.parent is None
+    assert attributes(span) == {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "AgentExecutor",
+        "error.type": "ValueError",
+    }
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_call_to_an_unknown_tool_is_an_invalid_tool_span_with_its_call_id(
+    mode: str,
+) -> None:
+    provider, exporter = pipeline()
+    script: list[ScriptItem] = [
+        ScriptedChatModel.tool_call("nope", {"a": 1}, id="call_9"),
+        "sorry",
+    ]
+    handler = OpenTelemetryCallbackHandler(provider, capture_content=True)
+    config: Any = {"callbacks": [handler]}
+    if mode == "sync":
+        agent(GptModel(script)).invoke({"input": "?"}, config)
+    else:
+        await agent(GptModel(script)).ainvoke({"input": "?"}, config)
+    span = named(exporter.get_finished_spans(), "execute_tool invalid_tool")
+    assert attributes(span) == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "invalid_tool",
+        "gen_ai.tool.type": "function",
+        "gen_ai.tool.description": "Called when tool name is invalid. Suggests valid tool names.",
+        "gen_ai.tool.call.id": "call_9",
+        "gen_ai.tool.call.arguments": (
+            '{"requested_tool_name":"nope","available_tool_names":["add","divide"]}'
+        ),
+        "gen_ai.tool.call.result": "nope is not a valid tool, try one of [add, divide].",
+    }

@@ -57,8 +57,10 @@ Event = Planned | Stepped | Finished
 
 def steps(run: AgentRun) -> Iterator[Event]:
     """The sync loop."""
+    # An "agent" run sends chain events; the run_type keyword tells handlers its kind from
+    # the start (an OpenTelemetry handler names its span "invoke_agent ...").
     manager = (
-        start_run(run.config, "chain", run.ex.get_name(), run.inputs)
+        start_run(run.config, "agent", run.ex.get_name(), run.inputs, run_type="agent")
         if run.config.get("callbacks")
         else None
     )
@@ -118,7 +120,7 @@ async def _limited(work: Coroutine[Any, Any, T], remaining: float | None) -> tup
 async def asteps(run: AgentRun) -> AsyncIterator[Event]:
     """The async loop; the time limit cancels the planning call or the tool calls in flight."""
     manager = (
-        await astart_run(run.config, "chain", run.ex.get_name(), run.inputs)
+        await astart_run(run.config, "agent", run.ex.get_name(), run.inputs, run_type="agent")
         if run.config.get("callbacks")
         else None
     )

@@ -11,9 +11,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from leanchain.agents._stopping import finish_from_reply, forced_finish, log_stop
-from leanchain.agents._verbose import Trace
-from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep
-from leanchain.callbacks.manager import RunManager
+from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep, ToolAgentAction
+from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.errors import OutputParserException
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, strip_run_keys
@@ -21,12 +20,16 @@ from leanchain.runnables.config import RunnableConfig, strip_run_keys
 if TYPE_CHECKING:
     from leanchain.agents.executor import AgentExecutor
 
-__all__ = ["PARSE_ERROR_MESSAGE", "AgentRun"]
+__all__ = ["INVALID_TOOL_NAME", "PARSE_ERROR_MESSAGE", "AgentRun"]
 
 PARSE_ERROR_MESSAGE = (
     "An output parsing error occurred. In order to pass this error back to the agent and have "
     "it try again, pass `handle_parsing_errors=True` to the AgentExecutor. This is the error: "
 )
+
+INVALID_TOOL_NAME = "invalid_tool"
+"""The tool run that reports a call to a tool that does not exist (LangChain's name)."""
+_INVALID_TOOL_DESCRIPTION = "Called when tool name is invalid. Suggests valid tool names."
 
 _NOTHING: Any = object()
 
@@ -51,6 +54,18 @@ def _as_plan(output: Any) -> AgentFinish | list[AgentAction]:
     )
 
 
+def _invalid_tool_start(ex: AgentExecutor, action: AgentAction) -> tuple[str, dict[str, Any]]:
+    """The input text and start keywords of the tool run that answers an unknown tool name.
+
+    LangChain answers it by running its ``invalid_tool`` tool, so handlers (and a console
+    trace) see the observation as that tool's output; leanchain reports the same run.
+    """
+    inputs = {"requested_tool_name": action.tool, "available_tool_names": list(ex.tool_names)}
+    call_id = action.tool_call_id if isinstance(action, ToolAgentAction) else None
+    serialized = {"name": INVALID_TOOL_NAME, "description": _INVALID_TOOL_DESCRIPTION}
+    return str(inputs), {"serialized": serialized, "inputs": inputs, "tool_call_id": call_id}
+
+
 def _handled_observation(exc: Exception, handler: bool | str | Callable[..., Any]) -> Any:
     if isinstance(handler, bool):
         return str(exc)
@@ -70,7 +85,6 @@ class AgentRun:
         "run",
         "start",
         "steps",
-        "trace",
     )
 
     def __init__(self, ex: AgentExecutor, inputs: dict[str, Any], config: RunnableConfig) -> None:
@@ -81,7 +95,6 @@ class AgentRun:
         self.steps: list[tuple[AgentAction, Any]] = []
         self.iterations = 0
         self.start = time.monotonic()
-        self.trace = Trace(list(ex.tool_names)) if ex.verbose else None
 
     # -- start and end ----------------------------------------------------------------------
 
@@ -92,16 +105,12 @@ class AgentRun:
         # whole config (leanchain: LangChain hands them the callbacks only).
         self.config = run.child_config(self.config) if run else strip_run_keys(self.config)
         self.start = time.monotonic()
-        if self.trace:
-            self.trace.start()
 
     def outputs(self, finish: AgentFinish) -> dict[str, Any]:
         """The run's outputs for `finish` (the callbacks are told by the caller)."""
         outputs = dict(finish.return_values)
         if self.ex.return_intermediate_steps:
             outputs["intermediate_steps"] = self.steps
-        if self.trace:
-            self.trace.finish(finish)
         return outputs
 
     # -- limits -----------------------------------------------------------------------------
@@ -130,8 +139,6 @@ class AgentRun:
 
     def _stopping(self) -> Runnable[Any, Any] | None:
         log_stop()
-        if self.trace:
-            self.trace.stopped()
         return self.ex.final_answer_chain
 
     def stop(self) -> AgentFinish:
@@ -212,17 +219,13 @@ class AgentRun:
     # -- acting -----------------------------------------------------------------------------
 
     def announce(self, actions: list[AgentAction]) -> None:
-        """Tell the trace and the callbacks what the agent is about to do."""
-        if self.trace:
-            self.trace.actions(actions)
+        """Tell the callbacks what the agent is about to do."""
         if self.run:
             for action in actions:
                 self.run.emit("on_agent_action", action)
 
     async def aannounce(self, actions: list[AgentAction]) -> None:
         """Async `announce`."""
-        if self.trace:
-            self.trace.actions(actions)
         if self.run:
             for action in actions:
                 await self.run.aemit("on_agent_action", action)
@@ -232,8 +235,19 @@ class AgentRun:
         ex, config = self.ex, self.config
         tool = ex.tools_by_name.get(action.tool)
         if tool is None:
-            step = AgentStep(action, ex.invalid_tool_observation(action.tool))
-            return lambda: step
+            observation = ex.invalid_tool_observation(action.tool)
+            if self.run is None:
+                step = AgentStep(action, observation)
+                return lambda: step
+
+            def told() -> AgentStep:
+                text, extra = _invalid_tool_start(ex, action)
+                run = start_run(config, "tool", INVALID_TOOL_NAME, text, **extra)
+                if run is not None:
+                    run.on_end(observation)
+                return AgentStep(action, observation)
+
+            return told
         handler = ex.handle_tool_errors
 
         def call() -> AgentStep:
@@ -255,7 +269,13 @@ class AgentRun:
 
         async def call() -> AgentStep:
             if tool is None:
-                return AgentStep(action, ex.invalid_tool_observation(action.tool))
+                observation = ex.invalid_tool_observation(action.tool)
+                if self.run is not None:
+                    text, extra = _invalid_tool_start(ex, action)
+                    run = await astart_run(config, "tool", INVALID_TOOL_NAME, text, **extra)
+                    if run is not None:
+                        await run.aon_end(observation)
+                return AgentStep(action, observation)
             try:
                 observation = await tool.ainvoke(action.tool_input, config)
             except Exception as exc:
@@ -270,8 +290,6 @@ class AgentRun:
         """Keep the iteration's steps; the finish when one of them is a return_direct tool's."""
         self.iterations += 1
         self.steps.extend((step.action, step.observation) for step in steps)
-        if self.trace:
-            self.trace.steps(steps)
         tools = self.ex.tools_by_name
         for step in steps:
             tool = tools.get(step.action.tool)

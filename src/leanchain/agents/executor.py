@@ -14,6 +14,7 @@ from leanchain.agents._loop import Event, Finished, Planned, Stepped, asteps, st
 from leanchain.agents._run import AgentRun
 from leanchain.agents._stopping import final_answer_chain
 from leanchain.agents.schema import AgentAction
+from leanchain.callbacks.console import ConsoleCallbackHandler
 from leanchain.callbacks.manager import Callbacks
 from leanchain.errors import AgentConfigurationError
 from leanchain.runnables.base import Runnable, coerce_to_runnable
@@ -74,7 +75,8 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
             function of the list, or all (-1). The output keeps them all.
         max_tool_concurrency: how many tool calls of one step run at once (1: one by one;
             ``None``: all).
-        verbose: print a step-by-step trace to stdout.
+        verbose: print each run as it happens to standard output, through a
+            `ConsoleCallbackHandler` (coloured on a terminal unless ``NO_COLOR`` is set).
         callbacks: callback handlers (or a manager) added to every run's config.
         tags: tags added to every run's config.
         metadata: metadata added to every run's config.
@@ -235,6 +237,9 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         config = ensure_config(config)
         if self._config is not None:
             config = merge_configs(self._config, config)
+        if self.verbose:
+            # A handler per run: it decides on colour when the run starts, for the stdout of then.
+            config = merge_configs(config, {"callbacks": [ConsoleCallbackHandler()]})
         return AgentRun(self, inputs, config)
 
     # -- views of the loop ------------------------------------------------------------------

@@ -38,12 +38,10 @@ _AGENT = "invoke_agent"
 class _Open:
     """A run in progress: its span, and what its children and its agent decisions need."""
 
-    __slots__ = ("calls", "chain_name", "context", "span")
+    __slots__ = ("calls", "context", "span")
 
-    def __init__(self, span: Span, chain_name: str | None) -> None:
+    def __init__(self, span: Span) -> None:
         self.span = span
-        self.chain_name = chain_name
-        """A chain run's name until it shows itself an agent's (``None`` afterwards)."""
         self.context: Context | None = None
         """The context that makes this span the parent (made for the first child)."""
         self.calls: list[tuple[str, Any, str]] | None = None
@@ -86,7 +84,6 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         name: str,
         kind: Any,
         attributes: dict[str, Any],
-        chain_name: str | None = None,
     ) -> None:
         parent = self._runs.get(parent_run_id) if parent_run_id is not None else None
         context = None
@@ -95,7 +92,7 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
             if context is None:
                 context = parent.context = self._trace.set_span_in_context(parent.span)
         span = self._tracer.start_span(name, context=context, kind=kind, attributes=attributes)
-        self._runs[run_id] = _Open(span, chain_name)
+        self._runs[run_id] = _Open(span)
 
     def _close(self, run_id: UUID, attributes: dict[str, Any] | None = None) -> None:
         run = self._runs.pop(run_id, None)
@@ -119,18 +116,6 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
             span.record_exception(error)
         span.end()
 
-    def _as_agent(self, run_id: UUID) -> _Open | None:
-        """Make a chain run's span an agent invocation (known at its first decision)."""
-        run = self._runs.get(run_id)
-        if run is None:
-            return None
-        name = run.chain_name
-        if name is not None:
-            run.chain_name = None
-            run.span.update_name(f"{_AGENT} {name}")
-            run.span.set_attributes({"gen_ai.operation.name": _AGENT, "gen_ai.agent.name": name})
-        return run
-
     # -- chains, prompts, parsers, agents ---------------------------------------------------
 
     def on_chain_start(
@@ -144,16 +129,14 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        """Open an internal span (an ``invoke_agent`` span for an agent run)."""
+        """Open an internal span (an ``invoke_agent`` span for an agent executor's run)."""
         name = str(kwargs.get("name") or (serialized or {}).get("name") or "chain")
         run_type = kwargs.get("run_type") or "chain"
         if run_type == "agent":
             attributes = {"gen_ai.operation.name": _AGENT, "gen_ai.agent.name": name}
             self._open(run_id, parent_run_id, f"{_AGENT} {name}", self._internal, attributes)
             return
-        # An agent executor tells its kind by its decisions: the name is kept until then.
-        attributes = {"leanchain.run.type": run_type}
-        self._open(run_id, parent_run_id, name, self._internal, attributes, name)
+        self._open(run_id, parent_run_id, name, self._internal, {"leanchain.run.type": run_type})
 
     def on_chain_end(
         self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
@@ -175,12 +158,13 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
     def on_agent_action(
         self, action: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        """The run is an agent's: its span becomes ``invoke_agent {name}``.
+        """Keep the decided call's id for the tool run that follows (`_call_id`).
 
-        The executor runs a tool with the call's arguments only, so the call's id is kept
-        here for the tool run that follows (`_call_id`).
+        The executor runs a tool with the call's arguments only (its result must stay the
+        tool's plain output, and a tool given a call id answers with a `ToolMessage`), so
+        the tool run's start carries no id.
         """
-        run = self._as_agent(run_id)
+        run = self._runs.get(run_id)
         call_id = getattr(action, "tool_call_id", None)
         if run is not None and isinstance(call_id, str):
             entry = (str(getattr(action, "tool", "")), getattr(action, "tool_input", None), call_id)
@@ -199,12 +183,6 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
                 del pending[i]
                 return call_id
         return None
-
-    def on_agent_finish(
-        self, finish: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
-    ) -> None:
-        """The run is an agent's: its span becomes ``invoke_agent {name}``."""
-        self._as_agent(run_id)
 
     # -- chat models ------------------------------------------------------------------------
 

@@ -37,7 +37,12 @@ __all__ = [
 
 T = TypeVar("T")
 
-POOL_WORKERS = min(64, (os.cpu_count() or 1) + 32)
+POOL_WORKERS = 256
+"""The shared pool's ceiling. Threads start only when work needs them, so a high ceiling costs
+nothing until a batch asks for that much concurrency (``max_concurrency=100`` of blocking
+calls must get 100 threads, not the CPU-sized default)."""
+UNBOUNDED_HELPERS = min(64, (os.cpu_count() or 1) + 32)
+"""Helpers for a batch without ``max_concurrency``: enough for I/O-bound work, bounded."""
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _limiter: ContextVar[Limiter | None] = ContextVar("leanchain_limiter", default=None)
@@ -167,7 +172,7 @@ def _run_with_helpers(
             done.notify_all()
 
     pool = get_executor()
-    unspawned = min(n - 1, POOL_WORKERS)
+    unspawned = min(n - 1, UNBOUNDED_HELPERS if limiter is None else POOL_WORKERS)
     starting = 0  # helpers submitted to the pool that have not started yet
 
     def spawn_one() -> None:

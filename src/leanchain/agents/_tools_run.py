@@ -8,6 +8,11 @@ and that thread never holds up the interpreter's exit.
 
 Async: up to ``limit`` worker tasks pull calls from one queue; a failure or a cancellation
 (the executor's time limit) cancels the others, so nothing outlives the step.
+
+Inside a ``batch``/``abatch`` with ``max_concurrency``, that bound holds for the whole call
+tree (DESIGN §2): the step's first call runs in the item's own slot, and every further call
+that runs at the same time needs a permit from the tree's limiter. With none free the calls
+run one after another, so the step never waits for a permit and cannot deadlock.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from leanchain.runnables._executor import get_executor
+from leanchain.runnables._executor import Limiter, get_executor
+from leanchain.runnables._executor import _limiter as _tree_limiter
 
 __all__ = ["arun_calls", "run_calls"]
 
@@ -111,16 +117,18 @@ def run_calls(
     if deadline is None and width <= 1:
         return [call() for call in calls]
     state = _Calls(calls)
+    helpers = _permits(_tree_limiter.get(), width - 1)
     if deadline is None:
         pool = get_executor()
-        for _ in range(width - 1):
-            pool.submit(contextvars.copy_context().run, state.work)
+        for release in helpers:
+            pool.submit(contextvars.copy_context().run, _releasing(state.work, release))
         state.work()
     else:
-        for _ in range(width):
+        # The first thread works in the caller's slot; the caller itself only waits.
+        for release in [None, *helpers]:
             thread = threading.Thread(
                 target=contextvars.copy_context().run,
-                args=(state.work,),
+                args=(_releasing(state.work, release),),
                 name="leanchain-tool",
                 daemon=True,
             )
@@ -155,7 +163,15 @@ async def arun_calls(calls: Sequence[Callable[[], Awaitable[T]]], limit: int | N
                 errors.append((i, exc))
                 raise
 
-    workers = [asyncio.ensure_future(worker()) for _ in range(width)]
+    async def helper(release: Callable[[], None] | None) -> None:
+        try:
+            await worker()
+        finally:
+            if release is not None:
+                release()
+
+    helpers = _permits(_tree_limiter.get(), width - 1)
+    workers = [asyncio.ensure_future(helper(release)) for release in [None, *helpers]]
     try:
         await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
     finally:
@@ -165,3 +181,27 @@ async def arun_calls(calls: Sequence[Callable[[], Awaitable[T]]], limit: int | N
     if errors:
         raise min(errors, key=lambda e: e[0])[1]
     return results
+
+
+def _permits(limiter: Limiter | None, wanted: int) -> list[Callable[[], None] | None]:
+    """Up to `wanted` helper slots: each a permit's release (or None when no tree bound)."""
+    if limiter is None:
+        return [None] * wanted
+    taken: list[Callable[[], None] | None] = []
+    while len(taken) < wanted and limiter.try_acquire():
+        taken.append(limiter.release)
+    return taken
+
+
+def _releasing(work: Callable[[], None], release: Callable[[], None] | None) -> Callable[[], None]:
+    """`work`, giving its permit back when it ends."""
+    if release is None:
+        return work
+
+    def run() -> None:
+        try:
+            work()
+        finally:
+            release()
+
+    return run

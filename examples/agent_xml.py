@@ -4,9 +4,9 @@ Some models follow XML tags more reliably than a text protocol. The model is sto
 ``</tool_input>`` (providers drop the stop text; leanchain's parser accepts the unclosed tag),
 and every observation comes back inside ``<observation>`` tags, with the protocol's tags in
 the tool's output escaped (``[[tool]]``), so that untrusted text cannot fake a step.
-``verbose=True`` prints the executor's own trace.
+Each step is printed from ``executor.stream``; ``verbose=True`` would print the whole run tree.
 
-    NO_COLOR=1 python examples/agent_xml.py
+    python examples/agent_xml.py
 """
 
 from __future__ import annotations
@@ -48,11 +48,14 @@ def main() -> None:
     )
     tools = [define, read_note]
     agent = create_xml_agent(model, tools, XML_PROMPT)
-    executor = AgentExecutor(agent=agent, tools=tools, verbose=True)
+    executor = AgentExecutor(agent=agent, tools=tools)
 
     question = "What is a scratchpad? And what does my todo note say?"
-    result = executor.invoke({"input": question})
-    print("Answer:", result["output"])
+    for chunk in executor.stream({"input": question}):
+        for step in chunk.get("steps", []):
+            print(f"  {step.action.tool}({step.action.tool_input!r}) -> {step.observation!r}")
+        if "output" in chunk:
+            print("Answer:", chunk["output"])
 
     # What the model saw on its last turn: the steps as XML, the note's tags escaped.
     print("Scratchpad:", model.requests[-1].messages[-1].text.rsplit(question, 1)[1].strip())

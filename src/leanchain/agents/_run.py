@@ -249,10 +249,13 @@ class AgentRun:
 
             return told
         handler = ex.handle_tool_errors
+        call_id = getattr(action, "tool_call_id", None)
 
         def call() -> AgentStep:
             try:
-                observation = tool.invoke(action.tool_input, config)
+                observation = tool.run(
+                    action.tool_input, config=config, tool_call_id=call_id, as_message=False
+                )
             except Exception as exc:
                 if handler is False:
                     raise
@@ -266,6 +269,7 @@ class AgentRun:
         ex, config = self.ex, self.config
         tool = ex.tools_by_name.get(action.tool)
         handler = ex.handle_tool_errors
+        call_id = getattr(action, "tool_call_id", None)
 
         async def call() -> AgentStep:
             if tool is None:
@@ -277,7 +281,9 @@ class AgentRun:
                         await run.aon_end(observation)
                 return AgentStep(action, observation)
             try:
-                observation = await tool.ainvoke(action.tool_input, config)
+                observation = await tool.arun(
+                    action.tool_input, config=config, tool_call_id=call_id, as_message=False
+                )
             except Exception as exc:
                 if handler is False:
                     raise

@@ -332,7 +332,11 @@ class BaseTool(Runnable[ToolInput, Any]):
         return response, None
 
     def _execute(
-        self, tool_input: Any, config: RunnableConfig | None, tool_call_id: str | None
+        self,
+        tool_input: Any,
+        config: RunnableConfig | None,
+        tool_call_id: str | None,
+        as_message: bool = True,
     ) -> Any:
         config = self._run_config(config)
         run = None
@@ -345,7 +349,8 @@ class BaseTool(Runnable[ToolInput, Any]):
                 content, artifact = self._finish(self._call(tool_input, child, run))
             except Exception as exc:
                 content, artifact, status = self._outcome(exc), None, "error"
-            output = format_output(content, artifact, tool_call_id, self.name, status)
+            message_id = tool_call_id if as_message else None
+            output = format_output(content, artifact, message_id, self.name, status)
         except BaseException as exc:
             if run is not None:
                 run.on_error(exc)
@@ -355,7 +360,11 @@ class BaseTool(Runnable[ToolInput, Any]):
         return output
 
     async def _aexecute(
-        self, tool_input: Any, config: RunnableConfig | None, tool_call_id: str | None
+        self,
+        tool_input: Any,
+        config: RunnableConfig | None,
+        tool_call_id: str | None,
+        as_message: bool = True,
     ) -> Any:
         config = self._run_config(config)
         run = None
@@ -368,7 +377,8 @@ class BaseTool(Runnable[ToolInput, Any]):
                 content, artifact = self._finish(await self._acall(tool_input, child, run))
             except Exception as exc:
                 content, artifact, status = self._outcome(exc), None, "error"
-            output = format_output(content, artifact, tool_call_id, self.name, status)
+            message_id = tool_call_id if as_message else None
+            output = format_output(content, artifact, message_id, self.name, status)
         except BaseException as exc:
             if run is not None:
                 await run.aon_error(exc)
@@ -406,15 +416,19 @@ class BaseTool(Runnable[ToolInput, Any]):
         run_id: Any = None,
         config: RunnableConfig | None = None,
         tool_call_id: str | None = None,
+        as_message: bool = True,
     ) -> Any:
         """Run the tool on `tool_input` (LangChain's older entry point).
 
-        With a `tool_call_id` the result is a `ToolMessage` answering that call.
+        With a `tool_call_id` the result is a `ToolMessage` answering that call, unless
+        ``as_message=False``: then the id only labels the run for the callbacks and the result
+        is the tool's plain output (what an agent executor records as the observation).
         """
         return self._execute(
             tool_input,
             call_config(config, callbacks, tags, metadata, run_name, run_id),
             tool_call_id,
+            as_message,
         )
 
     async def arun(
@@ -428,10 +442,12 @@ class BaseTool(Runnable[ToolInput, Any]):
         run_id: Any = None,
         config: RunnableConfig | None = None,
         tool_call_id: str | None = None,
+        as_message: bool = True,
     ) -> Any:
         """Async `run`."""
         return await self._aexecute(
             tool_input,
             call_config(config, callbacks, tags, metadata, run_name, run_id),
             tool_call_id,
+            as_message,
         )

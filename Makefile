@@ -34,8 +34,9 @@ test: lint typecheck pytest ## Every check: lint, format, types, tests
 demo: $(STAMP) ## Run the agents end to end offline (a real model with --model/--base-url, see README)
 	$(BIN)/leanchain demo $(ARGS)
 
-bench: $(STAMP) ## Run the benchmarks and print medians and ratios
+bench: $(STAMP) ## Run every benchmark (medians, ratios), then the side-by-side comparison with LangChain
 	$(BIN)/python -m benchmarks
+	$(BIN)/python -m benchmarks.compare
 
 docs: $(STAMP) ## Build the documentation site with --strict
 	$(BIN)/mkdocs build --strict

@@ -173,7 +173,10 @@ async def test_a_failing_call_fails_the_step_after_its_siblings(mode: Mode) -> N
 
     calls = [act("works", "a"), act("fails", "b")]
     executor = AgentExecutor(agent=ScriptAgent(calls), tools=[works, fails])
-    with pytest.raises(RuntimeError, match=r"^tool broke$"):
+    # The error propagates unchanged, with a note naming the iteration and the tool.
+    with pytest.raises(
+        RuntimeError, match=r"^tool broke\nAgentExecutor iteration 1: tool 'fails' failed\.$"
+    ):
         await run(executor, {"input": "q"}, mode)
     if mode == "sync":
         assert done == ["a"]

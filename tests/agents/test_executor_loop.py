@@ -293,7 +293,10 @@ polite.handle_tool_error = True
 @pytest.mark.parametrize("mode", MODES)
 async def test_tool_errors_propagate_by_default(mode: Mode) -> None:
     executor = AgentExecutor(agent=ScriptAgent(act("broken", "x")), tools=[broken])
-    with pytest.raises(RuntimeError, match=r"^tool broke$"):
+    # The error propagates unchanged, with a note naming the iteration and the tool.
+    with pytest.raises(
+        RuntimeError, match=r"^tool broke\nAgentExecutor iteration 1: tool 'broken' failed\.$"
+    ):
         await run(executor, {"input": "q"}, mode)
 
 

@@ -2,6 +2,10 @@
 
 `AgentRun` is shared by the sync and the async loop (`_loop`): planning, parse-error steps,
 tool calls, return_direct, limits and the stopped response are decided here once.
+
+An exception that ends a run propagates unchanged (same object, same type, so ``except``
+clauses keep working), with a note (PEP 678, ``exc.__notes__``) that says where it happened:
+the iteration, and the agent's model or the tool that failed.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from leanchain.agents._stopping import finish_from_reply, forced_finish, log_sto
 from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep, ToolAgentAction
 from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.errors import OutputParserException
+from leanchain.language_models import BaseChatModel
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, strip_run_keys
 
@@ -64,6 +69,30 @@ def _invalid_tool_start(ex: AgentExecutor, action: AgentAction) -> tuple[str, di
     call_id = action.tool_call_id if isinstance(action, ToolAgentAction) else None
     serialized = {"name": INVALID_TOOL_NAME, "description": _INVALID_TOOL_DESCRIPTION}
     return str(inputs), {"serialized": serialized, "inputs": inputs, "tool_call_id": call_id}
+
+
+def _note(exc: BaseException, note: str) -> None:
+    """Add `note` to `exc` once (one exception object may pass through here again)."""
+    if note not in getattr(exc, "__notes__", ()):
+        exc.add_note(note)
+
+
+def _model_of(agent: Runnable[Any, Any]) -> str:
+    """The agent's chat model (found through sequences and bindings), for error notes."""
+    pending: list[Any] = [agent]
+    for _ in range(100):
+        if not pending:
+            break
+        node = pending.pop(0)
+        if isinstance(node, BaseChatModel):
+            return repr(node)
+        children = getattr(node, "steps", None)
+        if isinstance(children, tuple):
+            pending.extend(children)
+        bound = getattr(node, "bound", None)
+        if bound is not None:
+            pending.append(bound)
+    return f"not found in {agent.get_name()!r}"
 
 
 def _handled_observation(exc: Exception, handler: bool | str | Callable[..., Any]) -> Any:
@@ -146,14 +175,38 @@ class AgentRun:
         chain = self._stopping()
         if chain is None:
             return forced_finish()
-        return finish_from_reply(chain.invoke(self._final_answer_input(), self.config))
+        try:
+            return finish_from_reply(chain.invoke(self._final_answer_input(), self.config))
+        except Exception as exc:
+            _note(exc, self._final_answer_failed())
+            raise
 
     async def astop(self) -> AgentFinish:
         """Async `stop`."""
         chain = self._stopping()
         if chain is None:
             return forced_finish()
-        return finish_from_reply(await chain.ainvoke(self._final_answer_input(), self.config))
+        try:
+            reply = await chain.ainvoke(self._final_answer_input(), self.config)
+        except Exception as exc:
+            _note(exc, self._final_answer_failed())
+            raise
+        return finish_from_reply(reply)
+
+    def _final_answer_failed(self) -> str:
+        return (
+            f"AgentExecutor: the agent failed while writing its final answer after "
+            f"{self.iterations} iterations (early_stopping_method='generate'); its model: "
+            f"{_model_of(self.ex.agent)}."
+        )
+
+    def _planning_failed(self, exc: Exception) -> None:
+        if not isinstance(exc, OutputParserException):  # the loop turns those into steps
+            _note(
+                exc,
+                f"AgentExecutor iteration {self.iterations + 1}: the agent failed while "
+                f"planning the next step; its model: {_model_of(self.ex.agent)}.",
+            )
 
     def _final_answer_input(self) -> dict[str, Any]:
         return {**self.inputs, "intermediate_steps": list(self.steps)}
@@ -177,22 +230,30 @@ class AgentRun:
         gives the same decision for a fraction of the cost.
         """
         agent, config = self.ex.agent, self.config
-        if not self.ex.stream_runnable or self.run is None:
-            return _as_plan(agent.invoke(self.agent_input(), config))
-        total: Any = _NOTHING
-        for chunk in agent.stream(self.agent_input(), config):
-            total = chunk if total is _NOTHING else _add(total, chunk)
-        return _as_plan(None if total is _NOTHING else total)
+        try:
+            if not self.ex.stream_runnable or self.run is None:
+                return _as_plan(agent.invoke(self.agent_input(), config))
+            total: Any = _NOTHING
+            for chunk in agent.stream(self.agent_input(), config):
+                total = chunk if total is _NOTHING else _add(total, chunk)
+            return _as_plan(None if total is _NOTHING else total)
+        except Exception as exc:
+            self._planning_failed(exc)
+            raise
 
     async def aplan(self) -> AgentFinish | list[AgentAction]:
         """Async `plan`."""
         agent, config = self.ex.agent, self.config
-        if not self.ex.stream_runnable or self.run is None:
-            return _as_plan(await agent.ainvoke(self.agent_input(), config))
-        total: Any = _NOTHING
-        async for chunk in agent.astream(self.agent_input(), config):
-            total = chunk if total is _NOTHING else _add(total, chunk)
-        return _as_plan(None if total is _NOTHING else total)
+        try:
+            if not self.ex.stream_runnable or self.run is None:
+                return _as_plan(await agent.ainvoke(self.agent_input(), config))
+            total: Any = _NOTHING
+            async for chunk in agent.astream(self.agent_input(), config):
+                total = chunk if total is _NOTHING else _add(total, chunk)
+            return _as_plan(None if total is _NOTHING else total)
+        except Exception as exc:
+            self._planning_failed(exc)
+            raise
 
     def parse_error_step(self, exc: OutputParserException) -> AgentStep:
         """The "_Exception" step for an unparsable reply, or the error the caller must raise.
@@ -250,6 +311,7 @@ class AgentRun:
             return told
         handler = ex.handle_tool_errors
         call_id = getattr(action, "tool_call_id", None)
+        failed = self._tool_failed(action.tool, call_id)
 
         def call() -> AgentStep:
             try:
@@ -258,11 +320,16 @@ class AgentRun:
                 )
             except Exception as exc:
                 if handler is False:
+                    _note(exc, failed)
                     raise
                 observation = _handled_observation(exc, handler)
             return AgentStep(action, observation)
 
         return call
+
+    def _tool_failed(self, name: str, call_id: str | None) -> str:
+        call = f" (tool call {call_id!r})" if call_id else ""
+        return f"AgentExecutor iteration {self.iterations + 1}: tool {name!r} failed{call}."
 
     def atool_call(self, action: AgentAction) -> Callable[[], Awaitable[AgentStep]]:
         """Async `tool_call`."""
@@ -270,6 +337,7 @@ class AgentRun:
         tool = ex.tools_by_name.get(action.tool)
         handler = ex.handle_tool_errors
         call_id = getattr(action, "tool_call_id", None)
+        failed = self._tool_failed(action.tool, call_id)
 
         async def call() -> AgentStep:
             if tool is None:
@@ -286,6 +354,7 @@ class AgentRun:
                 )
             except Exception as exc:
                 if handler is False:
+                    _note(exc, failed)
                     raise
                 observation = _handled_observation(exc, handler)
             return AgentStep(action, observation)

@@ -83,6 +83,11 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         stream_runnable: stream the agent runnable while callbacks listen, so its model
             tokens reach them as they come (with no handler it is invoked: same result).
 
+    An exception that ends a run (a provider error, a tool's error when
+    ``handle_tool_errors`` is off) propagates unchanged, so ``except`` clauses work as usual;
+    it carries a note (``exc.__notes__``) naming the iteration and the agent's model or the
+    tool that failed.
+
     Raises:
         AgentConfigurationError: a setting is invalid (duplicate tool names, an unsupported
             early stopping method, a handler of the wrong type, a negative limit...).

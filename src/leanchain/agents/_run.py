@@ -95,6 +95,11 @@ def _model_of(agent: Runnable[Any, Any]) -> str:
     return f"not found in {agent.get_name()!r}"
 
 
+def _tool_failed(name: str, call_id: str | None, iteration: int) -> str:
+    call = f" (tool call {call_id!r})" if call_id else ""
+    return f"AgentExecutor iteration {iteration}: tool {name!r} failed{call}."
+
+
 def _handled_observation(exc: Exception, handler: bool | str | Callable[..., Any]) -> Any:
     if isinstance(handler, bool):
         return str(exc)
@@ -311,7 +316,7 @@ class AgentRun:
             return told
         handler = ex.handle_tool_errors
         call_id = getattr(action, "tool_call_id", None)
-        failed = self._tool_failed(action.tool, call_id)
+        iteration = self.iterations + 1
 
         def call() -> AgentStep:
             try:
@@ -320,16 +325,12 @@ class AgentRun:
                 )
             except Exception as exc:
                 if handler is False:
-                    _note(exc, failed)
+                    _note(exc, _tool_failed(action.tool, call_id, iteration))
                     raise
                 observation = _handled_observation(exc, handler)
             return AgentStep(action, observation)
 
         return call
-
-    def _tool_failed(self, name: str, call_id: str | None) -> str:
-        call = f" (tool call {call_id!r})" if call_id else ""
-        return f"AgentExecutor iteration {self.iterations + 1}: tool {name!r} failed{call}."
 
     def atool_call(self, action: AgentAction) -> Callable[[], Awaitable[AgentStep]]:
         """Async `tool_call`."""
@@ -337,7 +338,7 @@ class AgentRun:
         tool = ex.tools_by_name.get(action.tool)
         handler = ex.handle_tool_errors
         call_id = getattr(action, "tool_call_id", None)
-        failed = self._tool_failed(action.tool, call_id)
+        iteration = self.iterations + 1
 
         async def call() -> AgentStep:
             if tool is None:
@@ -354,7 +355,7 @@ class AgentRun:
                 )
             except Exception as exc:
                 if handler is False:
-                    _note(exc, failed)
+                    _note(exc, _tool_failed(action.tool, call_id, iteration))
                     raise
                 observation = _handled_observation(exc, handler)
             return AgentStep(action, observation)

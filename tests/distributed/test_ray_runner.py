@@ -140,7 +140,9 @@ def test_a_failing_item_is_isolated_and_comes_back_as_its_own_class() -> None:
     local = build_agent().batch(inputs, return_exceptions=True)[1]
     assert isinstance(local, QuotaError)
     assert str(local) == str(error)
-    note = error.__notes__[0]
+    # The agent's own note (iteration, model) comes first; the runner's is added last.
+    assert error.__notes__[0].startswith("AgentExecutor iteration 1: the agent failed")
+    note = error.__notes__[-1]
     assert note.startswith("Raised by item 1 on a Ray worker (pid ")
     assert "QuotaError: quota exceeded for 'over quota'" in note
 

@@ -28,7 +28,13 @@ import re
 from collections.abc import Callable
 from typing import Any, Final, TypeAlias
 
-__all__ = ["MAX_DEPTH", "JsonPrefixScan", "parse_json_markdown", "parse_partial_json"]
+__all__ = [
+    "MAX_DEPTH",
+    "JsonPrefixScan",
+    "parse_complete_json",
+    "parse_json_markdown",
+    "parse_partial_json",
+]
 
 MAX_DEPTH: Final = 1000
 """Deepest nesting accepted: deeper text raises ``JSONDecodeError`` rather than recursing."""
@@ -245,6 +251,26 @@ def parse_partial_json(s: str, *, strict: bool = False) -> Any:
     except ValueError as exc:
         raise _unreadable(exc, s) from None
     return JsonPrefixScan.of(s).parse(s, strict=strict)
+
+
+def parse_complete_json(s: str, *, strict: bool = False) -> Any:
+    """Parse a complete JSON text, and nothing less: the reading of a finished stream.
+
+    ``json.loads(s, strict=strict)``, except that every failure is a
+    :class:`json.JSONDecodeError` (nesting beyond :data:`MAX_DEPTH` and over-long integers
+    included), so callers catch one exception.
+
+    Raises:
+        json.JSONDecodeError: ``s`` is not one complete JSON text.
+    """
+    try:
+        return _DECODERS[strict](s)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise _too_deep(s) from None
+    except ValueError as exc:
+        raise _unreadable(exc, s) from None
 
 
 def parse_json_markdown(text: str, *, parser: Callable[[str], Any] = parse_partial_json) -> Any:

@@ -175,7 +175,7 @@ def test_message_chunk_to_message() -> None:
         usage_metadata=usage,
         chunk_position="last",
         tool_call_chunks=[
-            tool_call_chunk(name="f", args='{"a": 1', id="c", index=0),
+            tool_call_chunk(name="f", args='{"a": 1}', id="c", index=0),
             tool_call_chunk(name="g", args="[", id="d", index=1),
         ],
     )
@@ -185,7 +185,15 @@ def test_message_chunk_to_message() -> None:
         name="bot",
         usage_metadata=usage,
         tool_calls=[tool_call(name="f", args={"a": 1}, id="c")],
-        invalid_tool_calls=[invalid_tool_call(name="g", args="[", id="d")],
+        invalid_tool_calls=[
+            invalid_tool_call(
+                name="g",
+                args="[",
+                id="d",
+                error="the arguments were cut off before their JSON was complete: "
+                "Expecting value: line 1 column 2 (char 1)",
+            )
+        ],
     )
     assert message_chunk_to_message(HumanMessageChunk("h")) == HumanMessage("h")
     assert message_chunk_to_message(ToolMessageChunk("t", tool_call_id="1", status="error")) == (

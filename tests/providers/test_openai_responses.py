@@ -97,7 +97,8 @@ def test_malformed_tool_json_becomes_an_invalid_tool_call(
             name="get_weather",
             args='{"city": "Tok',
             id="call_B",
-            error="Unterminated string starting at: line 1 column 10 (char 9)",
+            error="the arguments were cut off before their JSON was complete: "
+            "Unterminated string starting at: line 1 column 10 (char 9)",
         ),
         invalid_tool_call(
             name="get_weather", args="[1, 2]", id="call_C", error="expected a JSON object, got list"

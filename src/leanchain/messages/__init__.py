@@ -36,6 +36,7 @@ from ._tool import (
     default_tool_chunk_parser,
     default_tool_parser,
     invalid_tool_call,
+    parse_tool_call_args,
     tool_call,
     tool_call_chunk,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "message_to_dict",
     "messages_from_dict",
     "messages_to_dict",
+    "parse_tool_call_args",
     "subtract_usage",
     "tool_call",
     "tool_call_chunk",

@@ -19,6 +19,7 @@ from ._tool import (
     default_tool_chunk_parser,
     default_tool_parser,
     invalid_tool_call,
+    parse_tool_call_args,
     tool_call,
     tool_call_chunk,
 )
@@ -89,11 +90,23 @@ class AIMessage(BaseMessage):
 class AIMessageChunk(AIMessage, BaseMessageChunk):
     """A piece of a streamed model reply; pieces combine with ``+``.
 
-    ``tool_calls`` and ``invalid_tool_calls`` are derived from ``tool_call_chunks``: each
-    chunk's arguments are read with the partial-JSON parser, a JSON object (or no arguments
-    at all) giving a ``ToolCall`` and anything else an ``InvalidToolCall``. Built with
-    ``tool_calls`` and no chunks, the chunks are made from the calls (arguments as JSON text,
-    ``index`` ``None``).
+    ``tool_calls`` and ``invalid_tool_calls`` are derived from ``tool_call_chunks``.
+
+    While a stream runs, each chunk's arguments are read with the partial-JSON parser (a call's
+    arguments grow as they arrive): a JSON object (or no arguments at all) gives a
+    ``ToolCall``, anything else an ``InvalidToolCall`` with ``error`` ``None``.
+
+    A chunk marked ``chunk_position="last"`` is a finished reply, and its arguments must be
+    complete JSON (:func:`parse_tool_call_args`): arguments the stream cut off, malformed or
+    not an object give an ``InvalidToolCall`` whose ``error`` says which ("the arguments were
+    cut off before their JSON was complete: ..."). That holds however the chunk came to be
+    last: built so, summed with ``+`` with a last piece, or copied with
+    ``model_copy(update={"chunk_position": "last"})``. So truncated arguments never reach a
+    tool as a valid-looking ``ToolCall``; :func:`message_chunk_to_message` applies the same
+    rule to any chunk.
+
+    Built with ``tool_calls`` and no chunks, the chunks are made from the calls (arguments as
+    JSON text, ``index`` ``None``).
 
     ``+`` follows ``langchain-behaviour.md`` §2.4: tool-call chunks join by ``index`` (never
     two different ids), usage adds up, the first provider id wins over ``lc_`` ids, and
@@ -131,19 +144,47 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         chunks = [_normalise_chunk(c) if isinstance(c, Mapping) else c for c in chunks]
         data["tool_call_chunks"] = chunks
         if all(isinstance(c, dict) and isinstance(c["args"], (str, type(None))) for c in chunks):
-            calls, invalid = _calls_from_chunks(chunks, [_scan(c["args"], None) for c in chunks])
+            final = data.get("chunk_position") == "last"
+            scans = [None if final else _scan(c["args"], None) for c in chunks]
+            calls, invalid = _calls_from_chunks(chunks, scans, final=final)
             data["tool_calls"], data["invalid_tool_calls"] = calls, invalid
         return data
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with ``update`` applied without validation, as pydantic's ``model_copy``.
+
+        A copy that the update marks ``chunk_position="last"`` (and that is not given its own
+        ``tool_calls``/``invalid_tool_calls``) has its calls read again as a finished reply's
+        (see the class docstring): a stream's last chunk is often made this way.
+        """
+        copied = super().model_copy(update=update, deep=deep)
+        if (
+            update
+            and copied.chunk_position == "last"
+            and self.chunk_position != "last"
+            and copied.tool_call_chunks
+            and "tool_calls" not in update
+            and "invalid_tool_calls" not in update
+        ):
+            fields = copied.__dict__
+            fields["tool_calls"], fields["invalid_tool_calls"] = copied._final_tool_calls()
+        return copied
+
+    def _final_tool_calls(self) -> tuple[list[ToolCall], list[InvalidToolCall]]:
+        """This chunk's calls read as a finished reply's: arguments must be complete JSON."""
+        chunks = self.tool_call_chunks
+        return _calls_from_chunks(chunks, [None] * len(chunks), final=True)
 
     def _merge(self, others: Sequence[BaseMessageChunk]) -> Self:
         ai = [o for o in others if isinstance(o, AIMessageChunk)]
         fields = self._merge_common(others)
         fields["id"] = _preferred_id([self.id, *(o.id for o in others)])
+        last = self.chunk_position == "last" or any(o.chunk_position == "last" for o in ai)
         scans: tuple[tuple[str | None, JsonPrefixScan | None], ...] | None = None
         if self.tool_call_chunks or any(o.tool_call_chunks for o in ai):
             chunks, scan_list = _merge_tool_call_chunks(self, ai)
             fields["tool_calls"], fields["invalid_tool_calls"] = _calls_from_chunks(
-                chunks, scan_list
+                chunks, scan_list, final=last
             )
             scans = tuple((c["args"], scan) for c, scan in zip(chunks, scan_list, strict=True))
         else:
@@ -155,7 +196,6 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
             usage = add_usage(usage, more)
         fields["usage_metadata"] = usage
         fields["tool_call_chunks"] = chunks
-        last = self.chunk_position == "last" or any(o.chunk_position == "last" for o in ai)
         fields["chunk_position"] = "last" if last else None
         return self._construct(fields, {"_arg_scans": scans})
 
@@ -212,15 +252,26 @@ def _scan(args: str | None, resume: JsonPrefixScan | None) -> JsonPrefixScan | N
 
 
 def _calls_from_chunks(
-    chunks: Sequence[ToolCallChunk], scans: Sequence[JsonPrefixScan | None]
+    chunks: Sequence[ToolCallChunk],
+    scans: Sequence[JsonPrefixScan | None],
+    *,
+    final: bool = False,
 ) -> tuple[list[ToolCall], list[InvalidToolCall]]:
-    """Split chunks into parsed calls and invalid ones; ``scans[i]`` covers chunk i's args."""
+    """Split chunks into calls and invalid ones; ``scans[i]`` covers chunk i's args.
+
+    ``final`` reads the arguments as a finished reply's (:func:`parse_tool_call_args`:
+    complete JSON only, errors said) and then ``scans`` is not used; otherwise as a growing
+    stream's (partial JSON, ``error`` ``None``).
+    """
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
     for chunk, scan in zip(chunks, scans, strict=True):
         args = chunk["args"]
         value: Any = {}
-        if args:
+        error = None
+        if final:
+            value, error = parse_tool_call_args(args)
+        elif args:
             value = None
             if scan is not None and scan is not _BROKEN:
                 try:
@@ -230,7 +281,9 @@ def _calls_from_chunks(
         if isinstance(value, dict):
             calls.append(tool_call(name=chunk["name"] or "", args=value, id=chunk["id"]))
         else:
-            invalid.append(invalid_tool_call(name=chunk["name"], args=args, id=chunk["id"]))
+            invalid.append(
+                invalid_tool_call(name=chunk["name"], args=args, id=chunk["id"], error=error)
+            )
     return calls, invalid
 
 

@@ -61,8 +61,11 @@ _ROLES: Final = "'human', 'user', 'ai', 'assistant', 'function', 'tool', 'system
 def message_chunk_to_message(chunk: BaseMessage) -> BaseMessage:
     """The complete message a (merged) chunk stands for; other messages come back as they are.
 
-    An ``AIMessageChunk`` becomes an ``AIMessage`` with the same tool calls, usage and ids
-    (its ``tool_call_chunks`` and ``chunk_position`` are dropped), and so on for every kind.
+    An ``AIMessageChunk`` becomes an ``AIMessage`` with the same usage and ids (its
+    ``tool_call_chunks`` and ``chunk_position`` are dropped), and so on for every kind. The
+    message is final, so its tool calls are those of a finished reply: the arguments of each
+    tool-call chunk must be complete JSON, and arguments a stream cut off become an
+    ``InvalidToolCall`` (see ``AIMessageChunk``), whether or not the chunk was marked last.
     """
     if not isinstance(chunk, BaseMessageChunk):
         return chunk
@@ -79,6 +82,12 @@ def message_chunk_to_message(chunk: BaseMessage) -> BaseMessage:
         else:
             value = values[key]
             fields[key] = value.copy() if isinstance(value, (list, dict)) else value
+    if (
+        isinstance(chunk, AIMessageChunk)
+        and chunk.tool_call_chunks
+        and chunk.chunk_position != "last"  # a last chunk's calls are read as final already
+    ):
+        fields["tool_calls"], fields["invalid_tool_calls"] = chunk._final_tool_calls()
     return target._construct(fields)
 
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, NotRequired, Self
+from typing import Any, Final, Literal, NotRequired, Self
 from uuid import UUID
 
 from pydantic import model_validator
 from typing_extensions import TypedDict
+
+from leanchain._partial_json import parse_complete_json, parse_partial_json
 
 from ._base import MISSING, BaseMessage, BaseMessageChunk
 from ._merge import Content, merge_obj
@@ -26,6 +28,7 @@ __all__ = [
     "default_tool_chunk_parser",
     "default_tool_parser",
     "invalid_tool_call",
+    "parse_tool_call_args",
     "tool_call",
     "tool_call_chunk",
 ]
@@ -103,6 +106,41 @@ def invalid_tool_call(
 ) -> InvalidToolCall:
     """An :class:`InvalidToolCall` with its ``type`` set."""
     return InvalidToolCall(name=name, args=args, id=id, error=error, type="invalid_tool_call")
+
+
+CUT_OFF: Final = "the arguments were cut off before their JSON was complete"
+"""How :func:`parse_tool_call_args` begins the error for arguments that are a mere prefix of
+JSON (a stream that ended inside them); the JSON decoder's message follows."""
+
+
+def parse_tool_call_args(args: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """Read a finished tool call's arguments: the one rule for every final reply.
+
+    While a reply streams, arguments are read as partial JSON (they grow); once it is
+    finished they must be one complete JSON object, or the call must not run.
+
+    Returns:
+        ``(arguments, None)`` for a JSON object (``{}`` for empty or missing arguments), or
+        ``(None, error)``: ``"the arguments were cut off before their JSON was complete: "``
+        and the decoder's message when the text is only a prefix of JSON, the decoder's
+        message alone when it is not JSON, ``"expected a JSON object, got list"`` (say) for
+        another JSON value. Raw control characters inside strings are allowed, as in the
+        partial reading.
+    """
+    if not args:
+        return {}, None
+    try:
+        value = parse_complete_json(args)
+    except json.JSONDecodeError as exc:
+        # Only on failure is it worth asking whether the text was a prefix of JSON.
+        try:
+            parse_partial_json(args)
+        except json.JSONDecodeError:
+            return None, str(exc)
+        return None, f"{CUT_OFF}: {exc}"
+    if isinstance(value, dict):
+        return value, None
+    return None, f"expected a JSON object, got {type(value).__name__}"
 
 
 def default_tool_parser(

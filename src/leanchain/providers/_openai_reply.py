@@ -7,7 +7,6 @@ call's id and name once, however a compatible server repeats (or omits) them.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +19,7 @@ from leanchain.messages import (
     ToolCallChunk,
     UsageMetadata,
     invalid_tool_call,
+    parse_tool_call_args,
     tool_call,
     tool_call_chunk,
 )
@@ -92,12 +92,9 @@ def _parse_call(raw: Any) -> ToolCall | InvalidToolCall:
     if raw.type != "function":  # a custom tool: its input is one string
         return tool_call(name=raw.custom.name, args={"__arg1": raw.custom.input}, id=call_id)
     name, arguments = raw.function.name, raw.function.arguments
-    try:
-        args = json.loads(arguments, strict=False) if arguments else {}
-    except (ValueError, RecursionError) as exc:
-        return invalid_tool_call(name=name, args=arguments, id=call_id, error=str(exc))
-    if not isinstance(args, dict):
-        error = f"expected a JSON object, got {type(args).__name__}"
+    # The same rule as a streamed reply's (truncated by max_tokens, say): complete JSON only.
+    args, error = parse_tool_call_args(arguments)
+    if args is None:
         return invalid_tool_call(name=name, args=arguments, id=call_id, error=error)
     return tool_call(name=name, args=args, id=call_id)
 

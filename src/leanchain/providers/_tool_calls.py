@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import NoReturn
 
 from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
-from leanchain.messages import (
-    AIMessage,
-    BaseMessage,
-    InvalidToolCall,
-    ToolCall,
-    ToolMessage,
-    invalid_tool_call,
-    message_chunk_to_message,
-    tool_call,
-)
+from leanchain.messages import AIMessage, BaseMessage, ToolMessage, message_chunk_to_message
 
 __all__ = ["check_tool_pairing", "result_from_chunks"]
 
@@ -64,28 +54,12 @@ def _unanswered(pending: dict[str, int], position: int) -> NoReturn:
 def result_from_chunks(chunks: list[ChatGenerationChunk]) -> ChatResult:
     """The whole reply of a stream, its tool-call arguments read as complete JSON.
 
-    Chunks read arguments as partial JSON, so that a stream cut off inside them would still
-    give a call with truncated arguments; the finished reply must not run such a call, so
-    arguments that are not one complete JSON object make an invalid tool call here.
+    The messages layer owns that rule (``AIMessageChunk``): the finished reply's arguments
+    that are not one complete JSON object (cut off by the stream, malformed, not an object)
+    make invalid tool calls with the error said, never a call with truncated arguments.
     """
     merged = chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]
-    calls: list[ToolCall] = []
-    invalid: list[InvalidToolCall] = []
-    for piece in merged.message.tool_call_chunks:
-        name, args, call_id = piece["name"], piece["args"], piece["id"]
-        try:
-            value = json.loads(args) if args else {}
-        except (ValueError, RecursionError) as exc:
-            invalid.append(invalid_tool_call(name=name, args=args, id=call_id, error=str(exc)))
-            continue
-        if isinstance(value, dict):
-            calls.append(tool_call(name=name or "", args=value, id=call_id))
-        else:
-            error = f"expected a JSON object, got {type(value).__name__}"
-            invalid.append(invalid_tool_call(name=name, args=args, id=call_id, error=error))
-    message = message_chunk_to_message(merged.message).model_copy(
-        update={"tool_calls": calls, "invalid_tool_calls": invalid}
-    )
+    message = message_chunk_to_message(merged.message)
     return ChatResult(
         generations=[ChatGeneration(message=message, generation_info=merged.generation_info)]
     )

@@ -9,18 +9,26 @@ in the message and the log (a model that wrote megabytes of broken JSON need not
 again). With ``handle_parsing_errors`` the executor records that as an
 ``_Exception`` step, and `format_to_tool_messages` shows the model its attempt followed by the
 observation. No tool of that message runs, so the history never holds a call without a result.
+Arguments a stream cut off count as malformed: a streamed reply is read as finished (complete
+JSON only, ``parse_tool_call_args``) even when its last chunk never arrived.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from leanchain.agents.output_parsers.base import MultiActionAgentOutputParser
 from leanchain.agents.schema import AgentAction, AgentFinish, ToolAgentAction
 from leanchain.errors import OutputParserException
-from leanchain.messages import AIMessage, BaseMessage, InvalidToolCall
+from leanchain.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    InvalidToolCall,
+    message_chunk_to_message,
+)
 from leanchain.output_parsers import generation_message
 
 __all__ = [
@@ -114,11 +122,16 @@ def parse_ai_message_to_tool_action(message: BaseMessage) -> list[AgentAction] |
     """
     if not isinstance(message, AIMessage):
         raise TypeError(f"Expected an AI message got {type(message)}")
-    if message.invalid_tool_calls:
-        raise _invalid_calls_error(message)
+    final = message
+    if isinstance(message, AIMessageChunk) and message.chunk_position != "last":
+        # A sum of chunks that never saw the stream's last one read its arguments as partial
+        # JSON; only the finished reading (cut-off arguments are invalid) may run a tool.
+        final = cast(AIMessage, message_chunk_to_message(message))
+    if final.invalid_tool_calls:
+        raise _invalid_calls_error(final)
     content = message.content
-    if message.tool_calls:
-        calls = [(c["name"], c["args"], c.get("id")) for c in message.tool_calls]
+    if final.tool_calls:
+        calls = [(c["name"], c["args"], c.get("id")) for c in final.tool_calls]
     else:
         # A message built without validation may still carry only the raw provider calls.
         raw = message.additional_kwargs.get("tool_calls")

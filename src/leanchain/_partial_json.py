@@ -50,8 +50,9 @@ _NUMBER_PREFIX: Final = re.compile(
     r"-|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+(?:[eE][+-]?[0-9]*)?|\.|[eE][+-]?[0-9]*)?"
 )
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_MARKDOWN_FENCE: Final = re.compile(r"```(?:json)?(.*?)(?:```|\Z)", re.DOTALL)
 _MARKDOWN_STRIP: Final = " \n\r\t`"
+# The characters a JSON text can begin with (json also reads NaN and Infinity).
+_JSON_STARTS: Final = frozenset('{["-0123456789tfnNI')
 # json.loads builds a new decoder per call when given strict=; these are built once.
 _DECODERS: Final[dict[bool, Callable[[str], Any]]] = {
     False: json.JSONDecoder(strict=False).decode,
@@ -278,7 +279,9 @@ def parse_json_markdown(text: str, *, parser: Callable[[str], Any] = parse_parti
 
     The whole text, stripped of whitespace and backticks, is tried first; if that is not
     JSON, the content of the first ```` ``` ```` (or ```` ```json ````) fence is, up to the
-    closing fence or, while a reply is still streaming, the end of the text.
+    closing fence or, while a reply is still streaming, the end of the text. When the text
+    has a fence and its first character cannot begin a JSON text (prose, ``json`` after the
+    backticks), the whole-text attempt is skipped: it could only fail, at the cost of a scan.
 
     Args:
         text: the model's reply.
@@ -287,13 +290,19 @@ def parse_json_markdown(text: str, *, parser: Callable[[str], Any] = parse_parti
     Raises:
         json.JSONDecodeError: neither the text nor its first fenced block is JSON.
     """
-    try:
-        return parser(text.strip(_MARKDOWN_STRIP))
-    except json.JSONDecodeError:
-        match = _MARKDOWN_FENCE.search(text)
-        if match is None:
-            raise
-    return parser(match.group(1).strip(_MARKDOWN_STRIP))
+    whole = text.strip(_MARKDOWN_STRIP)
+    fence = text.find("```")
+    if fence < 0 or whole[:1] in _JSON_STARTS:
+        try:
+            return parser(whole)
+        except json.JSONDecodeError:
+            if fence < 0:
+                raise
+    start = fence + 3
+    if text.startswith("json", start):
+        start += 4
+    end = text.find("```", start)
+    return parser((text[start:end] if end >= 0 else text[start:]).strip(_MARKDOWN_STRIP))
 
 
 def _too_deep(text: str) -> json.JSONDecodeError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -414,3 +415,52 @@ def test_parse_json_markdown_with_a_strict_parser() -> None:
     assert parse_json_markdown('```json\n{"a": 1}\n```', parser=json.loads) == {"a": 1}
     with pytest.raises(json.JSONDecodeError):
         parse_json_markdown('```json\n{"a": 1', parser=json.loads)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('```json\n{"a": 1}\n```\nCall `f` with ```x``` next time.', {"a": 1}),
+        ('{"a": 1} was wrong, use:\n```json\n{"b": 2}\n```\nThat is all.', {"b": 2}),
+        ("3 results:\n```json\n[1, 2, 3]\n```\nDone.", [1, 2, 3]),
+        ('```json\n{"a": "stream', {"a": "stream"}),
+    ],
+    ids=["prose-after", "json-like-prose-before", "number-prose-before", "still-streaming"],
+)
+def test_parse_json_markdown_fenced_json_followed_by_prose(text: str, expected: Any) -> None:
+    assert parse_json_markdown(text) == expected
+
+
+def _fence_by_regex(text: str, parser: Any) -> Any:
+    """The reference reading (the former implementation): whole text, then a lazy regex."""
+    try:
+        return parser(text.strip(" \n\r\t`"))
+    except json.JSONDecodeError:
+        match = re.search(r"```(?:json)?(.*?)(?:```|\Z)", text, re.DOTALL)
+        if match is None:
+            raise
+    return parser(match.group(1).strip(" \n\r\t`"))
+
+
+MARKDOWNISH = st.lists(
+    st.sampled_from(
+        [
+            *("```", "```json", "`", "json", "\n", " ", "\t", "Here:", "x"),
+            *('{"a": ', "[1, ", "]", "}", "{", ",", '"s', '"', "-", "3"),
+            *("t", "true", "N", "NaN", "I", "Infinity"),
+        ]
+    ),
+    max_size=14,
+).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(MARKDOWNISH | st.text(max_size=40), st.sampled_from([parse_partial_json, json.loads]))
+def test_parse_json_markdown_reads_as_the_regex_did(text: str, parser: Any) -> None:
+    def outcome(read: Any) -> Any:
+        try:
+            return ("value", json.dumps(read(text, parser), sort_keys=True))
+        except json.JSONDecodeError as exc:
+            return ("error", exc.msg, exc.doc, exc.pos)
+
+    assert outcome(lambda t, p: parse_json_markdown(t, parser=p)) == outcome(_fence_by_regex)

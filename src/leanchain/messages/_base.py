@@ -69,11 +69,30 @@ class BaseMessage(BaseModel):
 
     @classmethod
     def _construct(cls, fields: dict[str, Any], private: dict[str, Any] | None = None) -> Self:
-        """An instance from already valid field values, in field order, without validation.
+        """An instance from already valid field values, without validation (internal API).
 
-        The fast path for data leanchain itself produced (merged chunks, formatted prompts):
-        ``fields`` must hold every field, already of the right type; private attributes
-        (``private``) default to ``None``.
+        The fast path for messages leanchain builds from data it produced or checked itself,
+        where pydantic validation would only repeat what is known: chunk ``+``,
+        ``message_chunk_to_message``, formatted chat prompts, the tool-calling agents'
+        scratchpad, providers' streamed text chunks. User-facing construction validates.
+
+        The contract, which nothing checks at run time:
+
+        - ``fields`` holds every field of ``cls``, in ``cls.model_fields`` order (the order
+          of ``model_dump`` and of the repr), and nothing else.
+        - Each value is what validation would have produced from it: the right type
+          (``content`` a str or list of str/dict, ``id`` a str or ``None``), ``type`` the
+          class's own tag, tool calls as the factories build them (``"type"`` key included),
+          a ``ToolMessage``'s content already text or a list. No validator runs, so nothing is
+          normalised or derived: an ``AIMessageChunk`` needs its ``tool_calls`` and
+          ``invalid_tool_calls`` given as its ``tool_call_chunks`` imply.
+        - ``fields`` and the lists and dicts in it become the message's own, not copied:
+          the caller hands them over and must not change them afterwards.
+        - ``private`` gives the private attributes; ``None`` leaves each at ``None``.
+
+        Kept, the result equals the validated ``cls(**fields)`` (``==``, ``model_dump``,
+        repr); every field counts as set (``model_fields_set``). ``tests/messages/
+        test_construct.py`` checks this for every message class.
         """
         message = cls.__new__(cls)
         _set(message, "__dict__", fields)

@@ -315,3 +315,15 @@ def test_generated_plain_templates_format_to_the_expected_text(
     assert template.format(**values) == expected  # agrees with Python's own formatting
     chat = ChatPromptTemplate.from_messages([("human", template)])
     assert chat.format_messages(**values) == [HumanMessage(expected)]
+
+
+@pytest.mark.parametrize("spec", [">100000000", ".5000f", "01001d", "^2000"])
+def test_huge_widths_and_precisions_are_rejected(spec: str) -> None:
+    template = "{x:" + spec + "}"
+    with pytest.raises(TemplateValidationError, match="widths and precisions above 1000"):
+        PromptTemplate.from_template(template)
+
+
+@pytest.mark.parametrize(("spec", "value", "text"), [(">5", "a", "    a"), (".2f", 1.005, "1.00")])
+def test_ordinary_format_specs_still_format(spec: str, value: object, text: str) -> None:
+    assert PromptTemplate.from_template("{x:" + spec + "}").format(x=value) == text

@@ -13,6 +13,7 @@ anything is formatted (LangChain's format-time bypass, issue #40240).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from string import Formatter
@@ -95,6 +96,11 @@ def validate_variable_name(name: str) -> None:
         )
 
 
+MAX_SPEC_NUMBER = 1000
+"""The largest width or precision a format spec may ask for."""
+_DIGIT_RUNS = re.compile(r"[0-9]+")
+
+
 def _validate_field(name: str, spec: str, conversion: str | None) -> None:
     validate_variable_name(name)
     if conversion is not None:
@@ -106,6 +112,13 @@ def _validate_field(name: str, spec: str, conversion: str | None) -> None:
         raise TemplateValidationError(
             "Invalid format specifier in f-string template. "
             "Nested replacement fields are not allowed."
+        )
+    widths = [int(run) for run in _DIGIT_RUNS.findall(spec)]
+    if widths and max(widths) > MAX_SPEC_NUMBER:
+        # `{x:>100000000}` would build a 100 MB string from a short template.
+        raise TemplateValidationError(
+            f"Invalid format specifier {spec!r} for variable {name!r} in f-string template: "
+            f"widths and precisions above {MAX_SPEC_NUMBER} are not allowed."
         )
 
 

@@ -17,7 +17,9 @@ logger = logging.getLogger(__name__)
 
 def _decide(response: Any, text: str) -> AgentAction | AgentFinish:
     if isinstance(response, list):
-        logger.warning("Got multiple action responses: %s", response)
+        # The count, not the reply: model output (and whatever a tool put in it) stays out of
+        # the logs.
+        logger.warning("Got multiple action responses: %d; using the first", len(response))
         response = response[0]
     action = response["action"]
     if action == "Final Answer":

@@ -117,3 +117,11 @@ def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.Monke
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source)
     runpy.run_path(str(path), run_name="__main__")
+
+
+def test_every_page_is_in_the_nav() -> None:
+    # Every entry of mkdocs.yml's nav ends its line with a page path; nothing else there does.
+    nav = (ROOT / "mkdocs.yml").read_text().split("\nnav:\n", 1)[1]
+    listed = set(re.findall(r"([\w/.-]+\.md)$", nav, re.MULTILINE))
+    pages = {str(page.relative_to(DOCS)) for page in DOCS.rglob("*.md")}
+    assert pages == listed

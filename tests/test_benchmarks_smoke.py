@@ -60,3 +60,16 @@ def test_an_unknown_benchmark_name_is_refused() -> None:
     assert done.returncode == 2
     assert done.stdout.startswith("unknown benchmark(s): no_such_benchmark; available: ")
     assert "core" in done.stdout
+
+
+def test_message_merging_benchmark_prints_its_row() -> None:
+    done = run_benchmarks("parts_messages")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert lines[:2] == [
+        "== parts_messages ==",
+        "Merging streamed AIMessageChunks (text + one tool call) "
+        "(quick mode: numbers are not meaningful)",
+    ]
+    assert lines[3].startswith("merge 200 chunks vs 100 ")
+    assert lines[3].endswith(("PASS", "MISS"))

@@ -29,7 +29,10 @@ from collections.abc import Callable
 from typing import Any, Final, TypeAlias
 
 __all__ = [
+    "JSON_STARTS",
+    "MARKDOWN_STRIP",
     "MAX_DEPTH",
+    "TOO_DEEP",
     "JsonPrefixScan",
     "parse_complete_json",
     "parse_json_markdown",
@@ -38,6 +41,9 @@ __all__ = [
 
 MAX_DEPTH: Final = 1000
 """Deepest nesting accepted: deeper text raises ``JSONDecodeError`` rather than recursing."""
+
+TOO_DEEP: Final = f"Nesting deeper than {MAX_DEPTH} levels"
+"""The message (``msg``) of the ``JSONDecodeError`` for nesting deeper than `MAX_DEPTH`."""
 
 _WS: Final = " \t\n\r"
 _FRAGMENT_CHARS: Final = "0123456789+-.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -50,9 +56,10 @@ _NUMBER_PREFIX: Final = re.compile(
     r"-|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+(?:[eE][+-]?[0-9]*)?|\.|[eE][+-]?[0-9]*)?"
 )
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_MARKDOWN_STRIP: Final = " \n\r\t`"
-# The characters a JSON text can begin with (json also reads NaN and Infinity).
-_JSON_STARTS: Final = frozenset('{["-0123456789tfnNI')
+MARKDOWN_STRIP: Final = " \n\r\t`"
+"""What `parse_json_markdown` strips from both ends of a reply and of a fenced block."""
+JSON_STARTS: Final = frozenset('{["-0123456789tfnNI')
+"""The characters a JSON text can begin with (:mod:`json` also reads NaN and Infinity)."""
 # json.loads builds a new decoder per call when given strict=; these are built once.
 _DECODERS: Final[dict[bool, Callable[[str], Any]]] = {
     False: json.JSONDecoder(strict=False).decode,
@@ -72,8 +79,9 @@ class JsonPrefixScan:
 
     Streaming callers keep the scan of the text so far and resume it when more text arrives,
     so a text fed in many pieces is scanned once overall, not once per piece. A scan also
-    remembers the elements of each open container that :meth:`parse` has already read, so the
-    next parse reads only what is new (the containers still open are rebuilt each time).
+    remembers the elements of each open container that :meth:`parse` has already read, and
+    the text so far of a string still open, so the next parse decodes only what is new (the
+    containers still open are rebuilt each time: a parse costs their number of elements).
     """
 
     __slots__ = ("depth", "in_string", "memo", "pos", "stack", "string_end", "string_start")
@@ -144,7 +152,7 @@ class JsonPrefixScan:
             elif char == "[" or char == "{":
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise json.JSONDecodeError(f"Nesting deeper than {MAX_DEPTH} levels", text, i)
+                    raise json.JSONDecodeError(TOO_DEEP, text, i)
                 stack = ("]" if char == "[" else "}", i, -1, stack)
             elif stack is not None and stack[0] == char:
                 stack = stack[3]
@@ -161,6 +169,10 @@ class JsonPrefixScan:
                 if entry is not None:
                     memo[link[1]] = entry
                 link = link[3]
+            if in_string:
+                entry = resume.memo.get(start)
+                if entry is not None:
+                    memo[start] = entry
         return cls(pos, stack, depth, in_string, start, end, memo)
 
     def parse(self, text: str, *, strict: bool = False) -> Any:
@@ -180,7 +192,15 @@ class JsonPrefixScan:
             except ValueError as exc:
                 raise _unreadable(exc, text) from None
         cut, suffix = _cut(text, self, strict)
+        # A string value still being written is read through `_open_string`, which decodes
+        # only what the last parse did not; any doubt, and the whole-text path below decides.
+        open_string = self.in_string and suffix == '"'
         if stack is None:
+            if open_string and _prev(text, self.string_start) < 0:
+                try:
+                    return self._open_string(text, cut, strict)
+                except ValueError:
+                    pass
             return _loads(text[:cut] + suffix, text, 0, strict)
         frames = []
         while stack is not None:
@@ -191,9 +211,14 @@ class JsonPrefixScan:
         closer, start, comma, _ = frames[0]
         tail_start = max(start, comma) + 1
         value = self._elements(text, closer, start, comma, strict)
-        tail = text[tail_start:cut] + suffix if cut >= tail_start else ""
-        if tail.strip(_WS):
-            part = _loads(_OPENER[closer] + tail + closer, text, tail_start - 1, strict)
+        part = (
+            self._with_open_string(text, closer, tail_start, cut, strict) if open_string else None
+        )
+        if part is None:
+            tail = text[tail_start:cut] + suffix if cut >= tail_start else ""
+            if tail.strip(_WS):
+                part = _loads(_OPENER[closer] + tail + closer, text, tail_start - 1, strict)
+        if part is not None:
             if closer == "]":
                 value.extend(part)
             else:
@@ -213,6 +238,47 @@ class JsonPrefixScan:
                 outer[_loads(key.group(1), text, tail_start, strict)] = value
             value, start = outer, outer_start
         return value
+
+    def _open_string(self, text: str, end: int, strict: bool) -> str:
+        """The open string's text up to ``end``, decoding only what is new since last time.
+
+        ``end`` is where `_string_body_end` cut the body: never inside an escape, so
+        decoding the body piece by piece at such points gives what decoding it whole gives,
+        except across a surrogate pair written as two escapes: a piece that ends with a
+        first half is decoded again with the next one rather than remembered.
+
+        Raises:
+            ValueError: the new piece is not valid string content.
+        """
+        start = self.string_start
+        entry: tuple[int, str] = self.memo.get(start, (start + 1, ""))
+        done, decoded = entry
+        if done > end:
+            done, decoded = start + 1, ""
+        if done < end:
+            piece = _DECODERS[strict]('"' + text[done:end] + '"')
+            decoded += piece
+            if not "\ud800" <= piece[-1:] <= "\udbff":
+                self.memo[start] = (end, decoded)
+        return decoded
+
+    def _with_open_string(
+        self, text: str, closer: str, tail_start: int, end: int, strict: bool
+    ) -> Any:
+        """The innermost container's last element, an open string value; None if in doubt."""
+        try:
+            head = text[tail_start : self.string_start]
+            part = _DECODERS[strict](_OPENER[closer] + head + '""' + closer)
+            if len(part) != 1:
+                return None
+            string = self._open_string(text, end, strict)
+        except (ValueError, RecursionError):
+            return None
+        if closer == "]":
+            part[0] = string
+        else:
+            part[next(iter(part))] = string
+        return part
 
     def _elements(self, text: str, closer: str, start: int, comma: int, strict: bool) -> Any:
         """A new list (or dict) of the container's elements before its last comma."""
@@ -290,9 +356,9 @@ def parse_json_markdown(text: str, *, parser: Callable[[str], Any] = parse_parti
     Raises:
         json.JSONDecodeError: neither the text nor its first fenced block is JSON.
     """
-    whole = text.strip(_MARKDOWN_STRIP)
+    whole = text.strip(MARKDOWN_STRIP)
     fence = text.find("```")
-    if fence < 0 or whole[:1] in _JSON_STARTS:
+    if fence < 0 or whole[:1] in JSON_STARTS:
         try:
             return parser(whole)
         except json.JSONDecodeError:
@@ -302,11 +368,11 @@ def parse_json_markdown(text: str, *, parser: Callable[[str], Any] = parse_parti
     if text.startswith("json", start):
         start += 4
     end = text.find("```", start)
-    return parser((text[start:end] if end >= 0 else text[start:]).strip(_MARKDOWN_STRIP))
+    return parser((text[start:end] if end >= 0 else text[start:]).strip(MARKDOWN_STRIP))
 
 
 def _too_deep(text: str) -> json.JSONDecodeError:
-    return json.JSONDecodeError(f"Nesting deeper than {MAX_DEPTH} levels", text, 0)
+    return json.JSONDecodeError(TOO_DEEP, text, 0)
 
 
 def _unreadable(exc: ValueError, text: str) -> json.JSONDecodeError:
@@ -342,7 +408,17 @@ def _prev(text: str, i: int) -> int:
     """Index of the last non-whitespace character before ``i``, or -1."""
     if i > 0 and text[i - 1] not in _WS:
         return i - 1
-    return len(text[:i].rstrip(_WS)) - 1
+    # Look back through growing windows: copying all of text[:i] to strip a few spaces would
+    # make every parse of a growing text cost its whole length.
+    size = 64
+    while i > 0:
+        lo = max(0, i - size)
+        kept = len(text[lo:i].rstrip(_WS))
+        if kept:
+            return lo + kept - 1
+        i = lo
+        size *= 2
+    return -1
 
 
 def _is_key(text: str, start: int, stack: _Stack) -> bool:
@@ -377,7 +453,16 @@ def _backslash_run(text: str, lo: int, end: int) -> int:
     """How many backslashes end ``text[lo:end]``."""
     if end <= lo or text[end - 1] != "\\":
         return 0
-    return end - lo - len(text[lo:end].rstrip("\\"))
+    # Growing windows, as in `_prev`: runs are short, the text before them may be long.
+    i, size = end, 16
+    while i > lo:
+        start = max(lo, i - size)
+        kept = len(text[start:i].rstrip("\\"))
+        if kept:
+            return end - start - kept
+        i = start
+        size *= 2
+    return end - lo
 
 
 def _string_body_end(text: str, lo: int, end: int) -> int:

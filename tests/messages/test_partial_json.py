@@ -464,3 +464,88 @@ def test_parse_json_markdown_reads_as_the_regex_did(text: str, parser: Any) -> N
             return ("error", exc.msg, exc.doc, exc.pos)
 
     assert outcome(lambda t, p: parse_json_markdown(t, parser=p)) == outcome(_fence_by_regex)
+
+
+# -- resumed scans read open strings piece by piece ---------------------------------------------
+
+STRINGY = st.lists(
+    st.sampled_from(
+        [
+            '"',
+            "\\",
+            '\\"',
+            "\\\\",
+            "\\n",
+            "\\u",
+            "\\u00e9",
+            "\\ud83d",
+            "\\ude00",
+            "\\ud800\\",
+            "\ud83d",
+            "\\x",
+            "\x01",
+            "\n",
+            "é",
+            "\U0001f600",
+            "ab",
+            " ",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            ":",
+            '"k": ',
+            "1",
+        ]
+    ),
+    max_size=24,
+).map("".join)
+
+
+def full_outcome(read: Any, text: str) -> tuple[str, Any]:
+    """("ok", repr of the value) or ("error", message, position): errors must match too."""
+    try:
+        return "ok", repr(read(text))
+    except json.JSONDecodeError as exc:
+        return "error", (exc.msg, exc.pos)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.sampled_from(['"', '["', '{"a": "', '[1, {"k": ["x", "', "  "]).flatmap(
+        lambda head: STRINGY.map(lambda body: head + body)
+    ),
+    st.booleans(),
+)
+def test_property_resumed_scans_read_strings_as_one_shot_parsing_does(
+    text: str, strict: bool
+) -> None:
+    scan: JsonPrefixScan | None = None
+    for end in range(len(text) + 1):
+        prefix = text[:end]
+        try:
+            scan = JsonPrefixScan.of(prefix, scan)
+        except json.JSONDecodeError:
+            return  # no longer a prefix of JSON: nothing to resume from
+        resumed = full_outcome(lambda t: scan.parse(t, strict=strict), prefix)  # noqa: B023
+        assert resumed == full_outcome(lambda t: parse_partial_json(t, strict=strict), prefix)
+
+
+def test_a_long_string_streamed_is_decoded_piece_by_piece() -> None:
+    body = 'lorem \\"ipsum\\" \\u00e9\\ud83d\\ude00 \\\\ ' * 40
+    text = '{"answer": "' + body + '"}'
+    scan: JsonPrefixScan | None = None
+    for end in range(1, len(text) + 1):
+        scan = JsonPrefixScan.of(text[:end], scan)
+        assert scan.parse(text[:end]) == parse_partial_json(text[:end])
+    assert scan is not None
+    assert scan.parse(text) == json.loads(text)
+
+
+@pytest.mark.parametrize("run", [1, 2, 63, 64, 65, 200])
+def test_long_runs_of_backslashes_and_whitespace_are_measured_whole(run: int) -> None:
+    assert parse_partial_json('["' + "\\\\" * run + "\\") == ["\\" * run]
+    assert parse_partial_json('["' + "\\\\" * run) == ["\\" * run]
+    assert parse_partial_json('{"a": 1,' + " " * run + '"b') == {"a": 1}
+    assert parse_partial_json("[1," + "\n" * run) == [1]

@@ -9,7 +9,7 @@ so that parsers that need more than text (tool calls) can read the message itsel
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 
 from leanchain.messages import BaseMessage, BaseMessageChunk
@@ -221,24 +221,34 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
     """A parser that streams the value of the output so far (a growing JSON object, say).
 
     Each chunk is added to the output so far (strings concatenate, message chunks merge with
-    ``+``), which is parsed with ``partial=True``; a value is yielded whenever it is not
-    ``None`` and differs from the last one yielded. When the whole output does not parse
-    partially, it is parsed once more with ``partial=False``, so a stream ends with the same
-    value — or the same `OutputParserException` — as `invoke` on the whole output (a final
-    value equal to the last one yielded but of another type, ``1.0`` after ``1``, is yielded
-    too).
+    ``+``), which is parsed with ``partial=True`` (by `_stream_reader`); a value is yielded
+    whenever it is not ``None`` and differs from the last one yielded. When the whole output
+    does not parse partially, it is parsed once more with ``partial=False``, so a stream ends
+    with the same value — or the same `OutputParserException` — as `invoke` on the whole
+    output (a final value equal to the last one yielded but of another type, ``1.0`` after
+    ``1``, is yielded too).
     """
 
     __slots__ = ()
 
+    def _stream_reader(self) -> Callable[[Any], Any]:
+        """A function for one stream: the output so far → ``parse_result(partial=True)``.
+
+        This one parses the whole output after every chunk. A parser that can resume where
+        the last chunk stopped returns a function that keeps that state for the stream, so
+        that a stream costs its length, not its length times its number of chunks.
+        """
+        return lambda total: self.parse_result([total], partial=True)
+
     def _transform(self, input: Iterator[Any]) -> Iterator[T]:
+        read = self._stream_reader()
         total: Any = None
         last: Any = None
         parsed: Any = None
         for chunk in input:
             chunk = _check_input(self, chunk)
             total = chunk if total is None else _accumulate(total, chunk)
-            parsed = self.parse_result([total], partial=True)
+            parsed = read(total)
             if parsed is not None and parsed != last:
                 last = parsed
                 yield parsed
@@ -248,13 +258,19 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
                 yield final
 
     async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[T]:
+        # The default aparse_result parses inline: then the stream reader serves both twins.
+        inline = type(self).aparse_result is BaseOutputParser.aparse_result
+        read = self._stream_reader() if inline else None
         total: Any = None
         last: Any = None
         parsed: Any = None
         async for chunk in input:
             chunk = _check_input(self, chunk)
             total = chunk if total is None else _accumulate(total, chunk)
-            parsed = await self.aparse_result([total], partial=True)
+            if read is not None:
+                parsed = read(total)
+            else:
+                parsed = await self.aparse_result([total], partial=True)
             if parsed is not None and parsed != last:
                 last = parsed
                 yield parsed

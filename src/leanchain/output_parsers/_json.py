@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from leanchain._partial_json import parse_json_markdown
 from leanchain.errors import OutputParserException
 from leanchain.output_parsers._base import BaseCumulativeTransformOutputParser, generation_text
+from leanchain.output_parsers._json_stream import NO_VALUE, json_reply_reader
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -57,7 +58,9 @@ def json_format_instructions(schema: dict[str, Any] | None) -> str:
 class JsonOutputParser(BaseCumulativeTransformOutputParser[Any]):
     """The JSON value in a model's reply; accepts ```` ```json ```` fences.
 
-    Streams growing partial values: ``{}``, ``{"a": "he"}``, ``{"a": "hello"}``, ...
+    Streams growing partial values: ``{}``, ``{"a": "he"}``, ``{"a": "hello"}``, ...; each
+    chunk is read once (the stream costs its length), so successive values share their
+    finished parts: copy a streamed value before changing it.
 
     Args:
         pydantic_object: a model describing the expected JSON, used for the format
@@ -78,6 +81,17 @@ class JsonOutputParser(BaseCumulativeTransformOutputParser[Any]):
             OutputParserException: ``"Invalid json output: {text}"``.
         """
         return parse_json_output(generation_text(result[0]), partial=partial)
+
+    def _stream_reader(self) -> Callable[[Any], Any]:
+        if type(self).parse_result is not JsonOutputParser.parse_result:
+            return super()._stream_reader()  # a subclass reads differently: let it
+        read = json_reply_reader()
+
+        def value_so_far(total: Any) -> Any:
+            value = read(total)
+            return None if value is NO_VALUE else value
+
+        return value_so_far
 
     def parse(self, text: str) -> Any:
         """The JSON value in `text`.

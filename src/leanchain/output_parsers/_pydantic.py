@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 from leanchain.errors import OutputParserException
 from leanchain.output_parsers._base import BaseCumulativeTransformOutputParser, generation_text
 from leanchain.output_parsers._json import json_format_instructions, parse_json_output
+from leanchain.output_parsers._json_stream import NO_VALUE, json_reply_reader
 
 __all__ = ["PydanticOutputParser"]
 
@@ -20,7 +21,9 @@ M = TypeVar("M", bound=BaseModel)
 class PydanticOutputParser(BaseCumulativeTransformOutputParser[M], Generic[M]):
     """An instance of `pydantic_object` from the JSON in a model's reply.
 
-    Streams a new instance whenever the JSON so far validates to a different one.
+    Streams a new instance whenever the JSON so far validates to a different one. The JSON is
+    read once per stream (see `JsonOutputParser`); the value so far is validated after each
+    chunk that changes it.
 
     Args:
         pydantic_object: the pydantic model (v2 ``BaseModel``) to validate into.
@@ -65,6 +68,28 @@ class PydanticOutputParser(BaseCumulativeTransformOutputParser[M], Generic[M]):
                 return None
             raise
 
+    def _stream_reader(self) -> Callable[[Any], Any]:
+        cls = type(self)
+        if (
+            cls.parse_result is not PydanticOutputParser.parse_result
+            or cls._validate is not PydanticOutputParser._validate
+        ):
+            return super()._stream_reader()  # a subclass reads differently: let it
+        read = json_reply_reader()
+        model = self.pydantic_object
+        seen: Any = NO_VALUE
+        instance: M | None = None
+
+        def instance_so_far(total: Any) -> M | None:
+            nonlocal seen, instance
+            value = read(total)
+            if value is not seen:  # the reader gives the same object for the same text
+                seen = value
+                instance = None if value is NO_VALUE else _valid_or_none(model, value)
+            return instance
+
+        return instance_so_far
+
     def parse(self, text: str) -> M:
         """An instance from the JSON in `text`.
 
@@ -84,3 +109,11 @@ class PydanticOutputParser(BaseCumulativeTransformOutputParser[M], Generic[M]):
 
     def __repr__(self) -> str:
         return f"PydanticOutputParser(pydantic_object={self.pydantic_object.__name__})"
+
+
+def _valid_or_none(model: type[M], value: Any) -> M | None:
+    """What ``parse_result(partial=True)`` answers for a JSON value, without its error text."""
+    try:
+        return model.model_validate(value)
+    except ValidationError:
+        return None

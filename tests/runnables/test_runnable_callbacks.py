@@ -12,6 +12,7 @@ from runnables_support import AsyncRecorder, Recorder
 
 from leanchain.callbacks import BaseCallbackHandler, CallbackManager
 from leanchain.callbacks import manager as manager_module
+from leanchain.callbacks._runs import make_run
 from leanchain.runnables import (
     RunnableConfig,
     RunnableGenerator,
@@ -254,6 +255,9 @@ def test_no_handler_means_no_run_ids_and_no_managers(monkeypatch: pytest.MonkeyP
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the fast path made tracing objects")
 
+    # Every run made from a config goes through `make_run`; every table through `build_table`.
+    monkeypatch.setattr(manager_module, "make_run", forbidden)
+    monkeypatch.setattr(manager_module, "build_table", forbidden)
     monkeypatch.setattr(manager_module, "new_run_id", forbidden)
     monkeypatch.setattr(manager_module.RunManager, "__init__", forbidden)
     monkeypatch.setattr(manager_module.CallbackManager, "__init__", forbidden)
@@ -267,3 +271,16 @@ def test_no_handler_means_no_run_ids_and_no_managers(monkeypatch: pytest.MonkeyP
     assert seq.batch([1, 2]) == [4, 6]
     assert list(seq.stream(1)) == [4]
     assert seq.invoke(1, {"callbacks": []}) == 4
+
+
+def test_the_fast_path_guard_sees_a_traced_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The guard of the test above is live: with a handler, a run is made through `make_run`.
+    made: list[str] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        made.append(args[7])
+        return make_run(*args, **kwargs)
+
+    monkeypatch.setattr(manager_module, "make_run", spy)
+    RunnableLambda(add_one).invoke(1, {"callbacks": [Recorder()]})
+    assert made == ["add_one"]

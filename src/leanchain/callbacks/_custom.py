@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from leanchain.callbacks.manager import CallbackManager, _adispatch, _dispatch
+from leanchain.callbacks._dispatch import acall_handlers, call_handlers
+from leanchain.callbacks.manager import CallbackManager
 
 if TYPE_CHECKING:
     from leanchain.runnables.config import RunnableConfig
@@ -55,7 +56,9 @@ def dispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None
     target = _target(config)
     if target is not None:
         manager, kwargs = target
-        _dispatch(manager.handlers, "on_custom_event", (name, data), kwargs)
+        entries = manager.table().get("on_custom_event")
+        if entries:
+            call_handlers(entries, "on_custom_event", (name, data), kwargs)
 
 
 async def adispatch_custom_event(
@@ -65,4 +68,6 @@ async def adispatch_custom_event(
     target = _target(config)
     if target is not None:
         manager, kwargs = target
-        await _adispatch(manager.handlers, "on_custom_event", (name, data), kwargs)
+        entries = manager.table().get("on_custom_event")
+        if entries:
+            await acall_handlers(entries, "on_custom_event", (name, data), kwargs)

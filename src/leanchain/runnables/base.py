@@ -23,7 +23,7 @@ from collections.abc import (
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, get_args, overload
 
-from leanchain.callbacks.manager import RunManager, RunType, astart_run, start_run
+from leanchain.callbacks.manager import RunManager, RunType, abegin_run, begin_run
 from leanchain.runnables._executor import (
     arun_all,
     arun_as_completed,
@@ -32,7 +32,7 @@ from leanchain.runnables._executor import (
     run_in_executor,
 )
 from leanchain.runnables._inputs import AsyncInputSum, InputSum
-from leanchain.runnables.config import RunnableConfig, ensure_config, get_config_list
+from leanchain.runnables.config import RunnableConfig, _current, ensure_config, get_config_list
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -384,7 +384,7 @@ class Runnable(Generic[Input, Output]):
         config = ensure_config(config)
         if not config.get("callbacks"):
             return func(input, config, None)
-        run = start_run(config, run_type, self.get_name(), input)
+        run = begin_run(config, run_type, self.get_name(), input)
         if run is None:
             return func(input, config, None)
         try:
@@ -406,7 +406,7 @@ class Runnable(Generic[Input, Output]):
         config = ensure_config(config)
         if not config.get("callbacks"):
             return await func(input, config, None)
-        run = await astart_run(config, run_type, self.get_name(), input)
+        run = await abegin_run(config, run_type, self.get_name(), input)
         if run is None:
             return await func(input, config, None)
         try:
@@ -435,7 +435,7 @@ class Runnable(Generic[Input, Output]):
             return
         inputs = InputSum(input)
         inputs.pull_first()
-        run = start_run(config, run_type, self.get_name(), "")
+        run = begin_run(config, run_type, self.get_name(), "")
         if run is None:
             yield from func(inputs, config, None)
             return
@@ -467,7 +467,7 @@ class Runnable(Generic[Input, Output]):
             return
         inputs = AsyncInputSum(input)
         await inputs.pull_first()
-        run = await astart_run(config, run_type, self.get_name(), "")
+        run = await abegin_run(config, run_type, self.get_name(), "")
         if run is None:
             async for chunk in func(inputs, config, None):
                 yield chunk
@@ -483,6 +483,28 @@ class Runnable(Generic[Input, Output]):
             await run.aon_error(exc)
             raise
         await run.aon_end(total, inputs=inputs.total)
+
+    def _invoke_child(
+        self,
+        input: Any,
+        config: RunnableConfig,
+        run: RunManager,
+        tag: str | None,
+        kwargs: dict[str, Any],
+    ) -> Output:
+        """`invoke` as a child run of `run`, whose config is `config` (`tag` labels the child).
+
+        What a traced parent calls for each child it runs: the child's config is made here
+        and published while the child runs. A runnable that starts a run of its own may
+        override this to start it from `run` directly (`RunManager.start_child`), skipping
+        that config.
+        """
+        child = run.child_config(config, tag)
+        token = _current.set(child)
+        try:
+            return self.invoke(input, child, **kwargs)
+        finally:
+            _current.reset(token)
 
     # -- composition ------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from leanchain.callbacks.manager import RunManager, astart_run, start_run
+from leanchain.callbacks.manager import RunManager, abegin_run, begin_run
 from leanchain.runnables.base import Input, Output, Runnable, _add, coerce_to_runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config, strip_run_keys
 
@@ -90,7 +90,7 @@ class RunnableBranch(Runnable[Input, Output]):
         """Invoke the first branch whose condition is truthy, else the default."""
         config = ensure_config(config)
         run = (
-            start_run(config, "chain", self.get_name(), input) if config.get("callbacks") else None
+            begin_run(config, "chain", self.get_name(), input) if config.get("callbacks") else None
         )
         try:
             runnable, child = self._choose(input, config, run)
@@ -109,7 +109,7 @@ class RunnableBranch(Runnable[Input, Output]):
         """Async `invoke`: conditions and the branch are awaited."""
         config = ensure_config(config)
         run = (
-            await astart_run(config, "chain", self.get_name(), input)
+            await abegin_run(config, "chain", self.get_name(), input)
             if config.get("callbacks")
             else None
         )
@@ -130,7 +130,7 @@ class RunnableBranch(Runnable[Input, Output]):
         """Stream the chosen branch's chunks as it makes them."""
         config = ensure_config(config)
         run = (
-            start_run(config, "chain", self.get_name(), input) if config.get("callbacks") else None
+            begin_run(config, "chain", self.get_name(), input) if config.get("callbacks") else None
         )
         if run is None:
             runnable, child = self._choose(input, config, None)
@@ -155,7 +155,7 @@ class RunnableBranch(Runnable[Input, Output]):
         """Async `stream`."""
         config = ensure_config(config)
         run = (
-            await astart_run(config, "chain", self.get_name(), input)
+            await abegin_run(config, "chain", self.get_name(), input)
             if config.get("callbacks")
             else None
         )

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 from typing_extensions import TypeVar
 
 from leanchain.callbacks._defaults import DEFAULT_HANDLERS
-from leanchain.callbacks.manager import start_run
+from leanchain.callbacks.manager import RunManager, begin_run
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables._signature import first_param_type, item_keys, lambda_source, return_type
 from leanchain.runnables.base import Input, Output, Runnable, _afold, _fold, _TakesConfig
@@ -214,10 +214,27 @@ class RunnableLambda(Runnable[Input, Output]):
         elif config is not parent:
             config = ensure_config(config)
         if config.get("callbacks"):
-            run = start_run(config, "chain", self.get_name(), input)
+            name = (
+                self.name or "RunnableLambda"
+                if type(self).get_name is _GET_NAME
+                else self.get_name()
+            )
+            run = begin_run(config, "chain", name, input)
             if run is not None:
+                child = run.child_config(config)
                 try:
-                    output = self._call(input, run.child_config(config), kwargs)
+                    if kwargs or not self._plain:
+                        output = self._call(input, child, kwargs)
+                    else:
+                        # `_call` written out for a plain function: one frame less per run.
+                        token = _current.set(child)
+                        try:
+                            output = self.func(input)  # type: ignore[misc]
+                        finally:
+                            _current.reset(token)
+                        if isinstance(output, Runnable):
+                            runnable, grandchild = _recurse(output, self, input, child)
+                            output = runnable.invoke(input, grandchild)
                 except BaseException as exc:
                     run.on_error(exc)
                     raise
@@ -230,6 +247,34 @@ class RunnableLambda(Runnable[Input, Output]):
             runnable, child = _recurse(output, self, input, config)
             return runnable.invoke(input, child)  # type: ignore[no-any-return]
         return output  # type: ignore[no-any-return]
+
+    def _invoke_child(
+        self,
+        input: Any,
+        config: RunnableConfig,
+        run: RunManager,
+        tag: str | None,
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """A plain function's run starts straight from its parent's: no config in between."""
+        if kwargs or not self._plain or type(self).get_name is not _GET_NAME:
+            return super()._invoke_child(input, config, run, tag, kwargs)
+        own = run.start_child(config, "chain", self.name or "RunnableLambda", input, tag)
+        child = own.child_config(config)
+        try:
+            token = _current.set(child)
+            try:
+                output = self.func(input)  # type: ignore[misc]
+            finally:
+                _current.reset(token)
+            if isinstance(output, Runnable):
+                runnable, grandchild = _recurse(output, self, input, child)
+                output = runnable.invoke(input, grandchild)
+        except BaseException as exc:
+            own.on_error(exc)
+            raise
+        own.on_end(output)
+        return output
 
     def _stream(
         self, chunks: Iterator[Any], config: RunnableConfig, kwargs: dict[str, Any]
@@ -374,6 +419,9 @@ class RunnableLambda(Runnable[Input, Output]):
 
                 return object_schema(self.get_name("Input"), dict.fromkeys(keys, Any))
         return super().get_input_schema(config)
+
+
+_GET_NAME = RunnableLambda.get_name
 
 
 @overload

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
-from leanchain.callbacks.manager import RunManager, astart_run, start_run
+from leanchain.callbacks.manager import RunManager, abegin_run, begin_run
 from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from leanchain.runnables.config import (
     RunnableConfig,
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from leanchain.runnables.graph import Graph
 
 __all__ = ["RunnableSequence"]
+
+_NO_KWARGS: dict[str, Any] = {}
 
 
 class RunnableSequence(Runnable[Input, Output]):
@@ -68,7 +70,7 @@ class RunnableSequence(Runnable[Input, Output]):
         """Run every step in order."""
         config = ensure_config(config)
         if config.get("callbacks"):
-            run = start_run(config, "chain", self.get_name(), input)
+            run = begin_run(config, "chain", self.get_name(), input)
             if run is not None:
                 return self._invoke_traced(input, config, run, kwargs)
         config = strip_run_keys(config)
@@ -86,18 +88,11 @@ class RunnableSequence(Runnable[Input, Output]):
     def _invoke_traced(
         self, input: Any, config: RunnableConfig, run: RunManager, kwargs: dict[str, Any]
     ) -> Output:
-        value = input
+        tags = self._tags
         try:
-            for i, step in enumerate(self.steps):
-                child = run.child_config(config, self._tags[i])
-                token = _current.set(child)
-                try:
-                    if i == 0:
-                        value = step.invoke(value, child, **kwargs)
-                    else:
-                        value = step.invoke(value, child)
-                finally:
-                    _current.reset(token)
+            value = self.steps[0]._invoke_child(input, config, run, tags[0], kwargs)
+            for i, step in enumerate(self._rest, 1):
+                value = step._invoke_child(value, config, run, tags[i], _NO_KWARGS)
         except BaseException as exc:
             run.on_error(exc)
             raise
@@ -110,7 +105,7 @@ class RunnableSequence(Runnable[Input, Output]):
         """Run every step in order, awaiting each."""
         config = ensure_config(config)
         run = (
-            await astart_run(config, "chain", self.get_name(), input)
+            await abegin_run(config, "chain", self.get_name(), input)
             if config.get("callbacks")
             else None
         )

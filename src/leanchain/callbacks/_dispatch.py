@@ -1,0 +1,251 @@
+"""Which handlers want which event, and calling them.
+
+A handler pays only for the hooks it overrides. The hooks a handler class overrides are found
+once per class; a run tree's handlers are resolved once, at its root, into a table from event
+name to the ``(handler, bound method)`` pairs that want it (``ignore_*`` flags are read then).
+The whole tree shares that table, so an event that no handler wants costs one dict lookup: no
+keyword dict, no calls. A hook that a handler inherits from `BaseCallbackHandler` does
+nothing, so skipping it changes nothing.
+
+A handler that raises is logged and ignored, unless it sets ``raise_error``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, TypeAlias
+from uuid import UUID
+
+from leanchain.callbacks.base import BaseCallbackHandler
+
+__all__ = [
+    "EVENTS",
+    "Entries",
+    "Table",
+    "acall_handlers",
+    "acall_run_hooks",
+    "build_table",
+    "call_handlers",
+    "call_run_hooks",
+    "handler_failed",
+    "is_coroutine",
+    "run_coroutine",
+]
+
+logger = logging.getLogger("leanchain.callbacks")
+
+is_coroutine = inspect.iscoroutine
+
+EVENTS: tuple[str, ...] = tuple(
+    name for name in vars(BaseCallbackHandler) if name.startswith("on_")
+)
+"""Every hook of the handler protocol."""
+
+_IGNORE_FLAG = {
+    "on_chain_start": "ignore_chain",
+    "on_chain_end": "ignore_chain",
+    "on_chain_error": "ignore_chain",
+    "on_chain_stream": "ignore_chain",
+    "on_chat_model_start": "ignore_chat_model",
+    "on_llm_new_token": "ignore_llm",
+    "on_llm_end": "ignore_llm",
+    "on_llm_error": "ignore_llm",
+    "on_tool_start": "ignore_tool",
+    "on_tool_end": "ignore_tool",
+    "on_tool_error": "ignore_tool",
+    "on_agent_action": "ignore_agent",
+    "on_agent_finish": "ignore_agent",
+    "on_retry": "ignore_retry",
+    "on_custom_event": "ignore_custom_event",
+}
+
+Entries: TypeAlias = tuple[tuple[BaseCallbackHandler, Callable[..., Any]], ...]
+"""The handlers that want one event, each with its bound hook."""
+Table: TypeAlias = dict[str, Entries]
+"""Event name → the handlers that want it (events nobody wants are absent)."""
+
+_EVENT_NAMES = frozenset(EVENTS)
+_NOOP = {name: vars(BaseCallbackHandler)[name] for name in EVENTS}
+_Hooks: TypeAlias = tuple[tuple[str | None, tuple[str, ...]], ...]
+_hooks_of: dict[type, _Hooks] = {}
+
+
+def _group(names: Sequence[str]) -> _Hooks:
+    """`names` grouped by the ``ignore_*`` flag that silences them (``None``: no flag)."""
+    groups: dict[str | None, list[str]] = {}
+    for name in names:
+        groups.setdefault(_IGNORE_FLAG.get(name), []).append(name)
+    return tuple((flag, tuple(group)) for flag, group in groups.items())
+
+
+def _overridden(cls: type) -> _Hooks:
+    """The hooks `cls` defines itself or inherits from something else than the no-op base,
+    grouped by flag.
+
+    Found on first use (a class may get its hooks after it is created), then remembered.
+    """
+    found = _hooks_of.get(cls)
+    if found is None:
+        found = _hooks_of[cls] = _group(
+            [
+                name
+                for name in EVENTS
+                if (hook := inspect.getattr_static(cls, name, None)) is not None
+                and hook is not _NOOP[name]
+            ]
+        )
+    return found
+
+
+_SPECIAL = (*EVENTS, *sorted(set(_IGNORE_FLAG.values())))
+_SPECIAL_NAMES = frozenset(_SPECIAL)
+_CACHE = "_leanchain_dispatch"
+
+
+def _handler_table(handler: BaseCallbackHandler) -> Table:
+    """The table of one handler, kept on the handler (in its ``__dict__``, when it has one).
+
+    Binding every hook costs a microsecond or two, and each root run would pay it. What a
+    table depends on: the class (its hooks, read once per class) and the hooks and
+    ``ignore_*`` flags set on the instance itself, compared on every use. The handler's id
+    is kept too, so that a copy of the handler does not dispatch to the original.
+    """
+    own = getattr(handler, "__dict__", None)
+    special = (
+        tuple((n, own[n]) for n in _SPECIAL if n in own)
+        if own and not _SPECIAL_NAMES.isdisjoint(own)
+        else None
+    )
+    cached = own.get(_CACHE) if own is not None else None
+    if cached is not None and cached[0] == id(handler) and cached[1] == special:
+        return cached[2]  # type: ignore[no-any-return]
+    hooks = _overridden(type(handler))
+    if own and not _EVENT_NAMES.isdisjoint(own):
+        # A hook set on the instance itself (rare) counts too.
+        hooked = {name for _, group in hooks for name in group}
+        hooks = _group([n for n in EVENTS if n in hooked or n in own])
+    table: Table = {}
+    for flag, names in hooks:
+        if flag is not None and getattr(handler, flag, False):
+            continue
+        for name in names:
+            table[name] = ((handler, getattr(handler, name)),)
+    if own is not None:
+        own[_CACHE] = (id(handler), special, table)
+    return table
+
+
+def build_table(handlers: Sequence[BaseCallbackHandler]) -> Table:
+    """The dispatch table of `handlers` (in their order, for every event); read-only."""
+    if len(handlers) == 1:
+        return _handler_table(handlers[0])
+    table: Table = {}
+    for handler in handlers:
+        for name, entries in _handler_table(handler).items():
+            previous = table.get(name)
+            table[name] = entries if previous is None else (*previous, *entries)
+    return table
+
+
+def run_coroutine(coro: Coroutine[Any, Any, Any]) -> None:
+    """Run an async handler's coroutine to completion from synchronous code."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(coro)
+        return
+    # A loop runs in this thread already: finish the coroutine on a loop of its own.
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=target, name="leanchain-callback")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+
+
+def handler_failed(handler: BaseCallbackHandler, event: str, error: Exception) -> None:
+    """A hook raised `error`: log it, or re-raise it for a handler that sets ``raise_error``."""
+    if handler.raise_error:
+        raise error
+    logger.warning("Error in %s.%s callback: %r", type(handler).__name__, event, error)
+
+
+def call_handlers(entries: Entries, event: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+    """Call every hook of `entries` with `args` and `kw` (async hooks run to completion)."""
+    for handler, hook in entries:
+        try:
+            result = hook(*args, **kw)
+            if result is not None and is_coroutine(result):
+                run_coroutine(result)
+        except Exception as exc:
+            handler_failed(handler, event, exc)
+
+
+async def acall_handlers(
+    entries: Entries, event: str, args: tuple[Any, ...], kw: dict[str, Any]
+) -> None:
+    """Async `call_handlers`: async hooks are awaited."""
+    for handler, hook in entries:
+        try:
+            result = hook(*args, **kw)
+            if result is not None and inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            handler_failed(handler, event, exc)
+
+
+def call_run_hooks(
+    entries: Entries,
+    event: str,
+    payload: Any,
+    run_id: UUID,
+    parent_run_id: UUID | None,
+    kw: dict[str, Any],
+) -> None:
+    """``hook(payload, run_id=..., parent_run_id=..., **kw)`` for every hook of `entries`.
+
+    The common case (no extra keywords) passes the keywords directly: no dict is unpacked.
+    """
+    for handler, hook in entries:
+        try:
+            if kw:
+                result = hook(payload, run_id=run_id, parent_run_id=parent_run_id, **kw)
+            else:
+                result = hook(payload, run_id=run_id, parent_run_id=parent_run_id)
+            if result is not None and is_coroutine(result):
+                run_coroutine(result)
+        except Exception as exc:
+            handler_failed(handler, event, exc)
+
+
+async def acall_run_hooks(
+    entries: Entries,
+    event: str,
+    payload: Any,
+    run_id: UUID,
+    parent_run_id: UUID | None,
+    kw: dict[str, Any],
+) -> None:
+    """Async `call_run_hooks`: async hooks are awaited."""
+    for handler, hook in entries:
+        try:
+            if kw:
+                result = hook(payload, run_id=run_id, parent_run_id=parent_run_id, **kw)
+            else:
+                result = hook(payload, run_id=run_id, parent_run_id=parent_run_id)
+            if result is not None and inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            handler_failed(handler, event, exc)

@@ -31,7 +31,6 @@ def test_instrument_traces_every_run_without_any_config() -> None:
     chain = RunnableLambda(lambda x: f"{x}!", name="inc") | ScriptedChatModel(["ok"])
     chain.invoke(1)
     assert tree(exporter.get_finished_spans()) == [
-        ("inc", "RunnableSequence"),
         ("chat", "RunnableSequence"),
         ("RunnableSequence", None),
     ]

@@ -14,7 +14,7 @@ from leanchain.errors import ToolException
 from leanchain.language_models import BaseChatModel, ScriptedChatModel, ScriptItem
 from leanchain.output_parsers import StrOutputParser
 from leanchain.prompts import ChatPromptTemplate, MessagesPlaceholder
-from leanchain.runnables import Runnable
+from leanchain.runnables import Runnable, RunnableLambda
 from leanchain.tools import tool
 from leanchain.tracing import OpenTelemetryCallbackHandler
 
@@ -135,6 +135,12 @@ AGENT_SCRIPT: list[ScriptItem] = [
     "three",
 ]
 AGENT_STEP = [
+    ("ChatPromptTemplate", "invoke_agent AgentExecutor"),
+    ("chat gpt-test", "invoke_agent AgentExecutor"),
+    ("ToolsAgentOutputParser", "invoke_agent AgentExecutor"),
+]
+"""One agent step by default: the agent's own chain runs make no spans."""
+AGENT_STEP_NESTED = [
     ("RunnableLambda", "RunnableParallel<agent_scratchpad>"),
     ("RunnableParallel<agent_scratchpad>", "RunnableAssign<agent_scratchpad>"),
     ("RunnableAssign<agent_scratchpad>", "AgentRunnable"),
@@ -143,6 +149,7 @@ AGENT_STEP = [
     ("ToolsAgentOutputParser", "AgentRunnable"),
     ("AgentRunnable", "invoke_agent AgentExecutor"),
 ]
+"""One agent step with ``nested_chain_spans=True``: every run of the tree is a span."""
 
 
 def test_an_agent_run_becomes_an_agent_span_with_chat_and_tool_spans() -> None:
@@ -175,6 +182,52 @@ def test_an_agent_run_becomes_an_agent_span_with_chat_and_tool_spans() -> None:
     )
 
 
+def test_nested_chain_spans_make_a_span_of_every_run() -> None:
+    provider, exporter = pipeline()
+    handler = OpenTelemetryCallbackHandler(provider, nested_chain_spans=True)
+    agent(GptModel(AGENT_SCRIPT)).invoke({"input": "1+2"}, {"callbacks": [handler]})
+    spans = exporter.get_finished_spans()
+    assert tree(spans) == [
+        *AGENT_STEP_NESTED,
+        ("execute_tool add", "invoke_agent AgentExecutor"),
+        *AGENT_STEP_NESTED,
+        ("invoke_agent AgentExecutor", None),
+    ]
+    assert {attributes(s)["leanchain.run.type"] for s in spans if s.name == "AgentRunnable"} == {
+        "chain"
+    }
+
+
+def test_a_nested_chain_run_without_a_span_keeps_its_children_under_the_nearest_span() -> None:
+    provider, exporter = pipeline()
+    handler = OpenTelemetryCallbackHandler(provider)
+    inner = RunnableLambda(lambda x: x, name="inner") | GptModel([reply("hi")])
+    outer = RunnableLambda(lambda x: inner.invoke(x), name="outer") | StrOutputParser()
+    assert outer.invoke("q", {"callbacks": [handler]}) == "hi"
+    assert tree(exporter.get_finished_spans()) == [
+        ("chat gpt-test", "RunnableSequence"),
+        ("StrOutputParser", "RunnableSequence"),
+        ("RunnableSequence", None),
+    ]
+
+
+def test_a_failing_nested_chain_run_ends_only_its_ancestors_spans() -> None:
+    provider, exporter = pipeline()
+    handler = OpenTelemetryCallbackHandler(provider)
+
+    def explode(x: str) -> str:
+        raise ValueError("step broke")
+
+    with pytest.raises(ValueError, match="step broke"):
+        (RunnableLambda(explode) | StrOutputParser()).invoke("q", {"callbacks": [handler]})
+    (span,) = exporter.get_finished_spans()
+    assert (span.name, span.status.status_code, attributes(span)) == (
+        "RunnableSequence",
+        StatusCode.ERROR,
+        {"leanchain.run.type": "chain", "error.type": "ValueError"},
+    )
+
+
 def test_tool_content_is_recorded_only_when_asked() -> None:
     provider, exporter = pipeline()
     handler = OpenTelemetryCallbackHandler(provider, capture_content=True)
@@ -188,11 +241,12 @@ async def test_async_agent_runs_make_the_same_spans() -> None:
     provider, exporter = pipeline()
     handler = OpenTelemetryCallbackHandler(provider)
     await agent(GptModel(AGENT_SCRIPT)).ainvoke({"input": "1+2"}, {"callbacks": [handler]})
-    assert tree(exporter.get_finished_spans())[-2:] == [
-        ("AgentRunnable", "invoke_agent AgentExecutor"),
+    assert tree(exporter.get_finished_spans()) == [
+        *AGENT_STEP,
+        ("execute_tool add", "invoke_agent AgentExecutor"),
+        *AGENT_STEP,
         ("invoke_agent AgentExecutor", None),
     ]
-    assert len(exporter.get_finished_spans()) == 2 * len(AGENT_STEP) + 2
 
 
 def test_a_failing_model_span_has_an_error_status_without_the_message() -> None:

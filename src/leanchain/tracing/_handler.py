@@ -1,10 +1,18 @@
 """`OpenTelemetryCallbackHandler`: every run becomes a span, nested by the run tree.
 
-Chat model runs become ``chat {model}`` client spans, tool runs ``execute_tool {name}``
-spans and agent executor runs ``invoke_agent {name}`` spans, with the GenAI semantic
-conventions' attributes; every other run (chains, prompts, parsers) is an internal span
-named after the run. A run's span is the child of its parent run's span; a root run's span is
-the child of whatever span is current when it starts (a web request's, say).
+Which runs become spans:
+
+* chat model runs: ``chat {model}`` client spans; tool runs: ``execute_tool {name}`` spans;
+  agent executor runs: ``invoke_agent {name}`` spans (the GenAI semantic conventions');
+* prompt and parser runs, and root chain runs (or chain runs under a run the handler did not
+  see): internal spans named after the run;
+* chain runs inside another run (each step of a sequence, a parallel's branches, an agent's
+  own pipeline...) only with ``nested_chain_spans=True``: by default they make no span, and
+  what runs inside them hangs under the nearest span above (a trace stays the GenAI shape,
+  agent → chat / tool, and a traced step costs a dict entry instead of a span).
+
+A run's span is the child of its parent run's span; a root run's span is the child of
+whatever span is current when it starts (a web request's, say).
 
 Prompt and completion content (``gen_ai.input.messages``, ``gen_ai.output.messages``, tool
 arguments and results, error messages) is recorded only with ``capture_content=True``.
@@ -58,10 +66,15 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         tracer_provider: where the spans go; ``None`` means the global provider (so one
             configured later is used too).
         capture_content: also record prompts, completions, tool arguments and results.
+        nested_chain_spans: also make a span for every chain run inside another run.
     """
 
     def __init__(
-        self, tracer_provider: TracerProvider | None = None, *, capture_content: bool = False
+        self,
+        tracer_provider: TracerProvider | None = None,
+        *,
+        capture_content: bool = False,
+        nested_chain_spans: bool = False,
     ) -> None:
         from opentelemetry import trace
 
@@ -73,7 +86,19 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         self._internal = trace.SpanKind.INTERNAL
         self._error = trace.StatusCode.ERROR
         self.capture_content = capture_content
-        self._runs: dict[UUID, _Open] = {}
+        self.nested_chain_spans = nested_chain_spans
+        # Keyed by the ids' ints: a `UUID` hashes in Python code, an int in C.
+        self._runs: dict[int, _Open] = {}
+        self._through: dict[int, _Open] = {}
+        """Chain runs without a span of their own → the nearest run above that has one."""
+
+    def _find(self, run_id: UUID | None) -> _Open | None:
+        """The run's own record, or the one its children hang under when it has no span."""
+        if run_id is None:
+            return None
+        key = run_id.int
+        run = self._runs.get(key)
+        return run if run is not None else self._through.get(key)
 
     # -- spans ------------------------------------------------------------------------------
 
@@ -85,17 +110,17 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         kind: Any,
         attributes: dict[str, Any],
     ) -> None:
-        parent = self._runs.get(parent_run_id) if parent_run_id is not None else None
+        parent = self._find(parent_run_id)
         context = None
         if parent is not None:
             context = parent.context
             if context is None:
                 context = parent.context = self._trace.set_span_in_context(parent.span)
         span = self._tracer.start_span(name, context=context, kind=kind, attributes=attributes)
-        self._runs[run_id] = _Open(span)
+        self._runs[run_id.int] = _Open(span)
 
     def _close(self, run_id: UUID, attributes: dict[str, Any] | None = None) -> None:
-        run = self._runs.pop(run_id, None)
+        run = self._runs.pop(run_id.int, None)
         if run is None:
             return
         span = run.span
@@ -104,7 +129,7 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         span.end()
 
     def _fail(self, run_id: UUID, error: BaseException) -> None:
-        run = self._runs.pop(run_id, None)
+        run = self._runs.pop(run_id.int, None)
         if run is None:
             return
         span = run.span
@@ -127,11 +152,24 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        name: str | None = None,
+        run_type: str | None = None,
         **kwargs: Any,
     ) -> None:
-        """Open an internal span (an ``invoke_agent`` span for an agent executor's run)."""
-        name = str(kwargs.get("name") or (serialized or {}).get("name") or "chain")
-        run_type = kwargs.get("run_type") or "chain"
+        """Open an internal span (an ``invoke_agent`` span for an agent executor's run).
+
+        A chain run inside a run that has a record makes no span (unless
+        ``nested_chain_spans``): its children's spans hang under that run's.
+        """
+        # `name` and `run_type` are parameters: no keyword dict to fill on every run.
+        run_type = run_type or "chain"
+        if run_type == "chain" and parent_run_id is not None and not self.nested_chain_spans:
+            key = parent_run_id.int
+            parent = self._runs.get(key) or self._through.get(key)
+            if parent is not None:
+                self._through[run_id.int] = parent
+                return
+        name = str(name or (serialized or {}).get("name") or "chain")
         if run_type == "agent":
             attributes = {"gen_ai.operation.name": _AGENT, "gen_ai.agent.name": name}
             self._open(run_id, parent_run_id, f"{_AGENT} {name}", self._internal, attributes)
@@ -142,7 +180,8 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         """End the run's span."""
-        self._close(run_id)
+        if self._through.pop(run_id.int, None) is None:
+            self._close(run_id)
 
     def on_chain_error(
         self,
@@ -153,7 +192,8 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """End the run's span with an error status."""
-        self._fail(run_id, error)
+        if self._through.pop(run_id.int, None) is None:
+            self._fail(run_id, error)
 
     def on_agent_action(
         self, action: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
@@ -164,7 +204,7 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         tool's plain output, and a tool given a call id answers with a `ToolMessage`), so
         the tool run's start carries no id.
         """
-        run = self._runs.get(run_id)
+        run = self._find(run_id)
         call_id = getattr(action, "tool_call_id", None)
         if run is not None and isinstance(call_id, str):
             entry = (str(getattr(action, "tool", "")), getattr(action, "tool_input", None), call_id)
@@ -174,7 +214,7 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
 
     def _call_id(self, parent_run_id: UUID | None, name: str, tool_input: Any) -> str | None:
         """The id of the agent's pending tool call with this tool name and input."""
-        parent = self._runs.get(parent_run_id) if parent_run_id is not None else None
+        parent = self._find(parent_run_id)
         pending = None if parent is None else parent.calls
         if not pending:
             return None
@@ -266,7 +306,7 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
     ) -> None:
         """End the tool span (an error status when the tool answered with a handled error)."""
         if getattr(output, "status", None) == "error":
-            run = self._runs.get(run_id)
+            run = self._runs.get(run_id.int)
             if run is not None:
                 run.span.set_attribute("error.type", "tool_error")
                 run.span.set_status(self._error, "tool_error")
@@ -299,7 +339,7 @@ class OpenTelemetryCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """A user event: a span event on the dispatching run's span (its data as content)."""
-        run = self._runs.get(run_id)
+        run = self._find(run_id)
         if run is not None:
             attributes = {"leanchain.event.data": to_json(data)} if self.capture_content else {}
             run.span.add_event(name, attributes)

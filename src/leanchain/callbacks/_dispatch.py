@@ -89,15 +89,28 @@ def _overridden(cls: type) -> _Hooks:
     """
     found = _hooks_of.get(cls)
     if found is None:
-        found = _hooks_of[cls] = _group(
-            [
+        if _resolves_dynamically(cls):
+            # A handler that answers hooks through __getattr__/__getattribute__ (a recorder
+            # of every event, a proxy) cannot be read statically: it gets every event.
+            names = list(EVENTS)
+        else:
+            names = [
                 name
                 for name in EVENTS
                 if (hook := inspect.getattr_static(cls, name, None)) is not None
                 and hook is not _NOOP[name]
             ]
-        )
+        found = _hooks_of[cls] = _group(names)
     return found
+
+
+def _resolves_dynamically(cls: type) -> bool:
+    """Whether `cls` computes attributes at lookup time (its own __getattr__/__getattribute__)."""
+    return (
+        inspect.getattr_static(cls, "__getattribute__", None)
+        is not object.__getattribute__
+        or inspect.getattr_static(cls, "__getattr__", None) is not None
+    )
 
 
 _SPECIAL = (*EVENTS, *sorted(set(_IGNORE_FLAG.values())))

@@ -1,10 +1,11 @@
 """Which handlers want which event, and calling them.
 
 A handler pays only for the hooks it overrides. The hooks a handler class overrides are found
-once per class; a run tree's handlers are resolved once, at its root, into a table from event
-name to the ``(handler, bound method)`` pairs that want it (``ignore_*`` flags are read then).
-The whole tree shares that table, so an event that no handler wants costs one dict lookup: no
-keyword dict, no calls. A hook that a handler inherits from `BaseCallbackHandler` does
+once per class, as plain functions; a run tree's handlers are resolved once, at its root,
+into a table from event name to the ``(handler, hook)`` pairs that want it (``ignore_*``
+flags are read then), and a hook is called as ``hook(handler, ...)``: no method is bound.
+The whole tree shares that table, so an event that no handler wants costs one dict lookup:
+no keyword dict, no calls. A hook that a handler inherits from `BaseCallbackHandler` does
 nothing, so skipping it changes nothing.
 
 A handler that raises is logged and ignored, unless it sets ``raise_error``.
@@ -16,6 +17,7 @@ import inspect
 import logging
 import threading
 from collections.abc import Callable, Coroutine, Sequence
+from types import FunctionType
 from typing import Any, TypeAlias
 from uuid import UUID
 
@@ -63,27 +65,28 @@ _IGNORE_FLAG = {
 }
 
 Entries: TypeAlias = tuple[tuple[BaseCallbackHandler, Callable[..., Any]], ...]
-"""The handlers that want one event, each with its bound hook."""
+"""The handlers that want one event, each with its hook (called with the handler first)."""
 Table: TypeAlias = dict[str, Entries]
 """Event name → the handlers that want it (events nobody wants are absent)."""
 
 _EVENT_NAMES = frozenset(EVENTS)
 _NOOP = {name: vars(BaseCallbackHandler)[name] for name in EVENTS}
-_Hooks: TypeAlias = tuple[tuple[str | None, tuple[str, ...]], ...]
+_Hooks: TypeAlias = tuple[tuple[str | None, tuple[tuple[str, Callable[..., Any] | None], ...]], ...]
+"""Hooks grouped by the ``ignore_*`` flag that silences them; a hook that is not a plain
+function (``None``) is looked up on each handler."""
 _hooks_of: dict[type, _Hooks] = {}
 
 
-def _group(names: Sequence[str]) -> _Hooks:
-    """`names` grouped by the ``ignore_*`` flag that silences them (``None``: no flag)."""
-    groups: dict[str | None, list[str]] = {}
-    for name in names:
-        groups.setdefault(_IGNORE_FLAG.get(name), []).append(name)
+def _group(hooks: Sequence[tuple[str, Callable[..., Any] | None]]) -> _Hooks:
+    """`hooks` grouped by the ``ignore_*`` flag that silences them (``None``: no flag)."""
+    groups: dict[str | None, list[tuple[str, Callable[..., Any] | None]]] = {}
+    for hook in hooks:
+        groups.setdefault(_IGNORE_FLAG.get(hook[0]), []).append(hook)
     return tuple((flag, tuple(group)) for flag, group in groups.items())
 
 
 def _overridden(cls: type) -> _Hooks:
-    """The hooks `cls` defines itself or inherits from something else than the no-op base,
-    grouped by flag.
+    """The hooks `cls` defines itself or inherits from something else than the no-op base.
 
     Found on first use (a class may get its hooks after it is created), then remembered.
     """
@@ -92,62 +95,50 @@ def _overridden(cls: type) -> _Hooks:
         if _resolves_dynamically(cls):
             # A handler that answers hooks through __getattr__/__getattribute__ (a recorder
             # of every event, a proxy) cannot be read statically: it gets every event.
-            names = list(EVENTS)
+            hooks: list[tuple[str, Callable[..., Any] | None]] = [(n, None) for n in EVENTS]
         else:
-            names = [
-                name
-                for name in EVENTS
-                if (hook := inspect.getattr_static(cls, name, None)) is not None
-                and hook is not _NOOP[name]
-            ]
-        found = _hooks_of[cls] = _group(names)
+            hooks = []
+            for name in EVENTS:
+                hook = inspect.getattr_static(cls, name, None)
+                if hook is not None and hook is not _NOOP[name]:
+                    hooks.append((name, hook if isinstance(hook, FunctionType) else None))
+        found = _hooks_of[cls] = _group(hooks)
     return found
 
 
 def _resolves_dynamically(cls: type) -> bool:
     """Whether `cls` computes attributes at lookup time (its own __getattr__/__getattribute__)."""
     return (
-        inspect.getattr_static(cls, "__getattribute__", None)
-        is not object.__getattribute__
+        inspect.getattr_static(cls, "__getattribute__", None) is not object.__getattribute__
         or inspect.getattr_static(cls, "__getattr__", None) is not None
     )
 
 
-_SPECIAL = (*EVENTS, *sorted(set(_IGNORE_FLAG.values())))
-_SPECIAL_NAMES = frozenset(_SPECIAL)
-_CACHE = "_leanchain_dispatch"
+def _looked_up(handler: BaseCallbackHandler, name: str) -> Callable[..., Any]:
+    """A hook for what `handler` answers to `name` (a static or class method, an attribute
+    of the instance, a dynamic lookup), called like a plain function's."""
+    method = getattr(handler, name)
+
+    def hook(_: BaseCallbackHandler, *args: Any, **kwargs: Any) -> Any:
+        return method(*args, **kwargs)
+
+    return hook
 
 
 def _handler_table(handler: BaseCallbackHandler) -> Table:
-    """The table of one handler, kept on the handler (in its ``__dict__``, when it has one).
-
-    Binding every hook costs a microsecond or two, and each root run would pay it. What a
-    table depends on: the class (its hooks, read once per class) and the hooks and
-    ``ignore_*`` flags set on the instance itself, compared on every use. The handler's id
-    is kept too, so that a copy of the handler does not dispatch to the original.
-    """
-    own = getattr(handler, "__dict__", None)
-    special = (
-        tuple((n, own[n]) for n in _SPECIAL if n in own)
-        if own and not _SPECIAL_NAMES.isdisjoint(own)
-        else None
-    )
-    cached = own.get(_CACHE) if own is not None else None
-    if cached is not None and cached[0] == id(handler) and cached[1] == special:
-        return cached[2]  # type: ignore[no-any-return]
+    """The table of one handler."""
     hooks = _overridden(type(handler))
+    own = getattr(handler, "__dict__", None)
     if own and not _EVENT_NAMES.isdisjoint(own):
-        # A hook set on the instance itself (rare) counts too.
-        hooked = {name for _, group in hooks for name in group}
-        hooks = _group([n for n in EVENTS if n in hooked or n in own])
+        # A hook set on the instance itself (rare) counts too, and wins.
+        known = {name for _, group in hooks for name, _ in group}
+        hooks = _group([(n, None) for n in EVENTS if n in known or n in own])
     table: Table = {}
-    for flag, names in hooks:
+    for flag, group in hooks:
         if flag is not None and getattr(handler, flag, False):
             continue
-        for name in names:
-            table[name] = ((handler, getattr(handler, name)),)
-    if own is not None:
-        own[_CACHE] = (id(handler), special, table)
+        for name, hook in group:
+            table[name] = ((handler, hook if hook is not None else _looked_up(handler, name)),)
     return table
 
 
@@ -199,7 +190,7 @@ def call_handlers(entries: Entries, event: str, args: tuple[Any, ...], kw: dict[
     """Call every hook of `entries` with `args` and `kw` (async hooks run to completion)."""
     for handler, hook in entries:
         try:
-            result = hook(*args, **kw)
+            result = hook(handler, *args, **kw)
             if result is not None and is_coroutine(result):
                 run_coroutine(result)
         except Exception as exc:
@@ -212,7 +203,7 @@ async def acall_handlers(
     """Async `call_handlers`: async hooks are awaited."""
     for handler, hook in entries:
         try:
-            result = hook(*args, **kw)
+            result = hook(handler, *args, **kw)
             if result is not None and inspect.isawaitable(result):
                 await result
         except Exception as exc:
@@ -234,9 +225,9 @@ def call_run_hooks(
     for handler, hook in entries:
         try:
             if kw:
-                result = hook(payload, run_id=run_id, parent_run_id=parent_run_id, **kw)
+                result = hook(handler, payload, run_id=run_id, parent_run_id=parent_run_id, **kw)
             else:
-                result = hook(payload, run_id=run_id, parent_run_id=parent_run_id)
+                result = hook(handler, payload, run_id=run_id, parent_run_id=parent_run_id)
             if result is not None and is_coroutine(result):
                 run_coroutine(result)
         except Exception as exc:
@@ -255,9 +246,9 @@ async def acall_run_hooks(
     for handler, hook in entries:
         try:
             if kw:
-                result = hook(payload, run_id=run_id, parent_run_id=parent_run_id, **kw)
+                result = hook(handler, payload, run_id=run_id, parent_run_id=parent_run_id, **kw)
             else:
-                result = hook(payload, run_id=run_id, parent_run_id=parent_run_id)
+                result = hook(handler, payload, run_id=run_id, parent_run_id=parent_run_id)
             if result is not None and inspect.isawaitable(result):
                 await result
         except Exception as exc:

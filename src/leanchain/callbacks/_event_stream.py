@@ -1,10 +1,11 @@
 """`stream_events` / `astream_events`: a run's events, delivered while the run goes on.
 
-The sync form runs the runnable's `stream` in a worker thread whose `EventCollector` feeds a
-queue that the caller's generator drains; the async form runs `astream` as a task feeding an
-`asyncio.Queue`. Either way an event reaches the caller as soon as it happens, not when the
-next output chunk does: a model's tokens arrive while the model is still answering, even
-inside an agent. Closing the stream early stops the run at its next event.
+The sync form runs the runnable's `stream` on a producer thread (`_producers`) whose
+`EventCollector` feeds a queue that the caller's generator drains; the async form runs
+`astream` as a task feeding an `asyncio.Queue`. Either way an event reaches the caller as
+soon as it happens, not when the next output chunk does: a model's tokens arrive while the
+model is still answering, even inside an agent. Closing the stream early stops the run at
+its next event.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
 from leanchain.callbacks._events import EventCollector
+from leanchain.callbacks._producers import start_producer
 from leanchain.callbacks.manager import merge_callbacks
 
 if TYPE_CHECKING:
@@ -121,7 +123,7 @@ def _events(
         finally:
             queue.put(_DONE)
 
-    _start_worker(contextvars.copy_context(), produce)
+    start_producer(contextvars.copy_context(), produce)
     get = queue.get
     try:
         while True:
@@ -133,22 +135,6 @@ def _events(
             yield item
     finally:
         collector.closed = True
-
-
-def _start_worker(context: contextvars.Context, target: Any) -> None:
-    """Run `target` in `context` on a pool thread (a thread of its own from a pool thread).
-
-    A consumer that is itself a pool thread must not wait on the pool: were every pool
-    thread such a consumer, no producer could ever start.
-    """
-    if threading.current_thread().name.startswith("leanchain"):
-        threading.Thread(
-            target=context.run, args=(target,), name="leanchain-events", daemon=True
-        ).start()
-        return
-    from leanchain.runnables._executor import get_executor
-
-    get_executor().submit(context.run, target)
 
 
 def astream_events(

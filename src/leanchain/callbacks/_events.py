@@ -13,6 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
+from leanchain.callbacks._runs import run_id_str
 from leanchain.callbacks.base import BaseCallbackHandler
 
 __all__ = ["EventCollector"]
@@ -31,41 +32,35 @@ class _Run:
     """What the collector remembers of a run between its start and its end."""
 
     __slots__ = (
-        "end",
+        "events",
         "id",
         "include",
         "inputs",
         "metadata",
         "name",
         "parent_ids",
-        "start",
-        "stream",
         "tags",
-        "type",
     )
 
-    def __init__(
-        self,
-        run_id: str,
-        name: str,
-        run_type: str,
-        tags: list[str],
-        metadata: dict[str, Any],
-        parent_ids: list[str],
-        inputs: Any,
-        include: bool,
-    ) -> None:
-        self.id = run_id
-        self.name = name
-        self.type = run_type
-        self.tags = tags
-        self.metadata = metadata
-        self.parent_ids = parent_ids
-        self.inputs = inputs
-        self.include = include
-        self.start, self.stream, self.end = _NAMES.get(run_type) or _NAMES["chain"]
+    id: str
+    """The run's id, as events carry it."""
+    name: str
+    """The run's name."""
+    tags: list[str]
+    """The run's tags."""
+    metadata: dict[str, Any]
+    """The run's metadata."""
+    parent_ids: list[str]
+    """The ids of the run's ancestors, root first."""
+    inputs: Any
+    """The run's input (`_UNKNOWN` for a streaming run until it ends)."""
+    include: bool
+    """Whether the run's events pass the filter."""
+    events: tuple[str, str, str]
+    """The names of the run's start, stream and end events."""
 
     def event(self, name: str, data: Any) -> StreamEvent:
+        """The event `name` of this run, with `data`."""
         return {
             "event": name,
             "name": self.name,
@@ -75,6 +70,9 @@ class _Run:
             "metadata": self.metadata,
             "data": data,
         }
+
+
+_new_run = object.__new__
 
 
 class EventCollector(BaseCallbackHandler):
@@ -101,10 +99,11 @@ class EventCollector(BaseCallbackHandler):
     ) -> None:
         self._send = send
         self._filter = event_filter
-        self._runs: dict[UUID, _Run] = {}
+        # Keyed by the ids' ints: a `UUID` hashes in Python code, an int in C.
+        self._runs: dict[int, _Run] = {}
         self._root_input = root_input
         self.root: _Run | None = None
-        self._root_id: UUID | None = None
+        self._root_id: int | None = None
         self._root_streams = False
         self._tapping: bool | None = None
         self.closed = False
@@ -124,56 +123,93 @@ class EventCollector(BaseCallbackHandler):
     ) -> _Run:
         if self.closed:
             raise StreamClosed
+        runs = self._runs
         if parent_run_id is None:
             parent_ids: list[str] = []
         else:
-            parent = self._runs.get(parent_run_id)
+            parent = runs.get(parent_run_id.int)
             parent_ids = (
-                [*parent.parent_ids, parent.id] if parent is not None else [str(parent_run_id)]
+                [*parent.parent_ids, parent.id]
+                if parent is not None
+                else [run_id_str(parent_run_id)]
             )
-        tags = tags if tags is not None else []
+        if tags is None:
+            tags = []
+        if metadata is None:
+            metadata = {}
+        # One per run: made without `__init__`.
+        run: _Run = _new_run(_Run)
+        run.id = run_id_str(run_id)
+        run.name = name
+        run.tags = tags
+        run.metadata = metadata
+        run.parent_ids = parent_ids
+        run.events = events = _NAMES.get(run_type) or _NAMES["chain"]
         event_filter = self._filter
-        run = _Run(
-            str(run_id),
-            name,
-            run_type,
-            tags,
-            metadata if metadata is not None else {},
-            parent_ids,
-            inputs,
-            event_filter is None or event_filter.includes(name, run_type, tags),
-        )
-        self._runs[run_id] = run
+        run.include = include = event_filter is None or event_filter.includes(name, run_type, tags)
+        key = run_id.int
+        runs[key] = run
         if self.root is None:
             self.root = run
-            self._root_id = run_id
-            run.inputs = self._root_input
-        if run.include:
-            data = {} if run.inputs is _UNKNOWN else {"input": run.inputs}
-            self._send(run.event(run.start, data))
+            self._root_id = key
+            inputs = self._root_input
+        run.inputs = inputs
+        if include:
+            self._send(
+                {
+                    "event": events[0],
+                    "name": name,
+                    "run_id": run.id,
+                    "parent_ids": parent_ids,
+                    "tags": tags,
+                    "metadata": metadata,
+                    "data": {} if inputs is _UNKNOWN else {"input": inputs},
+                }
+            )
         return run
 
     def _end(self, run_id: UUID, output: Any, inputs: Any = None) -> None:
-        run = self._runs.pop(run_id, None)
+        key = run_id.int
+        run = self._runs.pop(key, None)
         if run is None or not run.include:
             return
-        if run_id is self._root_id:
+        if key == self._root_id:
             data: dict[str, Any] = {"output": output}
         else:
             if inputs is None:
                 inputs = {} if run.inputs is _UNKNOWN else run.inputs
             data = {"output": output, "input": inputs}
-        self._send(run.event(run.end, data))
+        self._send(
+            {
+                "event": run.events[2],
+                "name": run.name,
+                "run_id": run.id,
+                "parent_ids": run.parent_ids,
+                "tags": run.tags,
+                "metadata": run.metadata,
+                "data": data,
+            }
+        )
 
     def _stream(self, run_id: UUID, chunk: Any) -> None:
         if self.closed:
             raise StreamClosed
-        # Identity: a run's id is the one object its manager passes with every event.
-        if run_id is self._root_id:
+        key = run_id.int
+        if key == self._root_id:
             self._root_streams = True
-        run = self._runs.get(run_id)
+        run = self._runs.get(key)
         if run is not None and run.include:
-            self._send(run.event(run.stream, {"chunk": chunk}))
+            self._send(
+                {
+                    "event": run.events[1],
+                    "name": run.name,
+                    "run_id": run.id,
+                    "parent_ids": run.parent_ids,
+                    "tags": run.tags,
+                    "metadata": run.metadata,
+                    "data": {"chunk": chunk},
+                }
+            )
 
     def root_chunk(self, chunk: Any) -> None:
         """The root produced `chunk`: report it unless the root streams its chunks itself.
@@ -189,7 +225,7 @@ class EventCollector(BaseCallbackHandler):
             )
         root = self.root
         if self._tapping and root is not None and root.include:
-            self._send(root.event(root.stream, {"chunk": chunk}))
+            self._send(root.event(root.events[1], {"chunk": chunk}))
 
     # -- the handler protocol ---------------------------------------------------------------
 
@@ -202,16 +238,18 @@ class EventCollector(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        name: str | None = None,
+        run_type: str | None = None,
         **kwargs: Any,
     ) -> None:
         """A chain, prompt or parser run started (a streaming run does not know its input)."""
-        run_type = kwargs.get("run_type") or "chain"
-        if run_type not in _NAMES:
+        # `name` and `run_type` are parameters: no keyword dict to fill on every run.
+        if run_type is None or run_type not in _NAMES:
             run_type = "chain"
         self._start(
             run_id,
             parent_run_id,
-            _name(kwargs, serialized),
+            name or _name(kwargs, serialized),
             run_type,
             tags,
             metadata,
@@ -222,13 +260,37 @@ class EventCollector(BaseCallbackHandler):
         self, chunk: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         """A chain run produced `chunk`."""
-        self._stream(run_id, chunk)
+        # `_stream` written out: a streaming step sends one of these per chunk.
+        if self.closed:
+            raise StreamClosed
+        key = run_id.int
+        if key == self._root_id:
+            self._root_streams = True
+        run = self._runs.get(key)
+        if run is not None and run.include:
+            self._send(
+                {
+                    "event": run.events[1],
+                    "name": run.name,
+                    "run_id": run.id,
+                    "parent_ids": run.parent_ids,
+                    "tags": run.tags,
+                    "metadata": run.metadata,
+                    "data": {"chunk": chunk},
+                }
+            )
 
     def on_chain_end(
-        self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+        self,
+        outputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        inputs: Any = None,
+        **kwargs: Any,
     ) -> None:
         """A chain run ended; a streaming run says its summed input here."""
-        self._end(run_id, outputs, kwargs.get("inputs"))
+        self._end(run_id, outputs, inputs)
 
     def on_chain_error(
         self,
@@ -239,7 +301,7 @@ class EventCollector(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """Forget the run (the error reaches the consumer as the stream's exception)."""
-        self._runs.pop(run_id, None)
+        self._runs.pop(run_id.int, None)
 
     def on_chat_model_start(
         self,
@@ -298,7 +360,7 @@ class EventCollector(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """Forget the run."""
-        self._runs.pop(run_id, None)
+        self._runs.pop(run_id.int, None)
 
     def on_tool_start(
         self,
@@ -338,7 +400,7 @@ class EventCollector(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """A tool raised: ``on_tool_error`` with the error and the tool's input."""
-        run = self._runs.pop(run_id, None)
+        run = self._runs.pop(run_id.int, None)
         if run is not None and run.include:
             self._send(run.event("on_tool_error", {"error": error, "input": run.inputs}))
 
@@ -355,7 +417,7 @@ class EventCollector(BaseCallbackHandler):
         """A user event, reported under the run that dispatched it."""
         if self.closed:
             raise StreamClosed
-        run = self._runs.get(run_id)
+        run = self._runs.get(run_id.int)
         event_tags = list(tags) if tags is not None else []
         if self._filter is not None and not self._filter.includes(name, name, event_tags):
             return
@@ -363,7 +425,7 @@ class EventCollector(BaseCallbackHandler):
             {
                 "event": "on_custom_event",
                 "name": name,
-                "run_id": str(run_id),
+                "run_id": run_id_str(run_id),
                 "parent_ids": run.parent_ids if run is not None else [],
                 "tags": event_tags,
                 "metadata": metadata if metadata is not None else {},

@@ -10,6 +10,8 @@ between.
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections.abc import Sequence
 from random import getrandbits as _getrandbits
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -40,6 +42,7 @@ __all__ = [
     "make_run",
     "merge_callbacks",
     "new_run_id",
+    "run_id_str",
     "tell_start",
 ]
 
@@ -50,6 +53,26 @@ _set_uuid_int = UUID.__dict__["int"].__set__
 _set_uuid_safety = UUID.__dict__["is_safe"].__set__
 _UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48)) & ((1 << 128) - 1)
 _UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
+_COUNTER_BITS = 48  # the node field: the version and variant bits stay above it
+_COUNTER_MASK = (1 << _COUNTER_BITS) - 1
+
+_prefix = 0
+_prefix_high = 0
+_prefix_str = ""
+_counter = itertools.count(1)
+
+
+def _draw_prefix() -> None:
+    """Draw this process's random id prefix (again in a forked child: no shared ids)."""
+    global _prefix, _prefix_high, _prefix_str, _counter
+    _prefix = ((_getrandbits(128) & _UUID4_CLEAR) | _UUID4_SET) & ~_COUNTER_MASK
+    _prefix_high = _prefix >> _COUNTER_BITS
+    _prefix_str = str(UUID(int=_prefix))[:24]
+    _counter = itertools.count(1)
+
+
+_draw_prefix()
+os.register_at_fork(after_in_child=_draw_prefix)
 
 RunType: TypeAlias = Literal["chain", "prompt", "parser", "chat_model", "tool", "agent"]
 
@@ -114,16 +137,25 @@ def merge_callbacks(left: Callbacks, right: Callbacks) -> Callbacks:
 
 
 def new_run_id() -> UUID:
-    """A random (version 4) run id.
+    """A version 4 run id: 74 random bits drawn once per process, then a 48-bit counter.
 
-    Run ids name runs, they guard nothing, so the fast `random` generator serves: `uuid4`
-    reads the OS entropy pool on every call, which costs as much as a whole traced step.
+    Run ids name runs, they guard nothing: unique is what they must be, and a counter is
+    cheaper than drawing 128 bits (`uuid4` reads the OS entropy pool, which costs as much
+    as a whole traced step). The shared prefix also makes `run_id_str` cheap.
     """
     # What `UUID.__init__` itself ends with, minus its argument checks (a fifth of the cost).
     run_id: UUID = _new_object(UUID)
-    _set_uuid_int(run_id, (_getrandbits(128) & _UUID4_CLEAR) | _UUID4_SET)
+    _set_uuid_int(run_id, _prefix | next(_counter))
     _set_uuid_safety(run_id, _UNKNOWN_SAFETY)
     return run_id
+
+
+def run_id_str(run_id: UUID) -> str:
+    """``str(run_id)``, at a third of the cost for the ids made by `new_run_id`."""
+    value = run_id.int
+    if value >> _COUNTER_BITS == _prefix_high:
+        return _prefix_str + "%012x" % (value & _COUNTER_MASK)
+    return str(run_id)
 
 
 class RunManager:
@@ -247,20 +279,34 @@ class RunManager:
         kwargs["parent_run_id"] = self.parent_run_id
         await acall_handlers(entries, event, args, kwargs)
 
+    def on_stream(self, chunk: Any) -> None:
+        """Report that the run produced `chunk` of its output (``on_chain_stream``)."""
+        entries = self._table.get("on_chain_stream")
+        if not entries:
+            return
+        run_id, parent = self.run_id, self.parent_run_id
+        for handler, hook in entries:
+            try:
+                result = hook(handler, chunk, run_id=run_id, parent_run_id=parent)
+                if result is not None and is_coroutine(result):
+                    run_coroutine(result)
+            except Exception as exc:
+                handler_failed(handler, "on_chain_stream", exc)
+
     def on_end(self, output: Any, **kwargs: Any) -> None:
         """Report that the run finished with `output`."""
         event = _END.get(self.run_type, "on_chain_end")
         entries = self._table.get(event)
         if not entries:
             return
-        if kwargs:
-            call_run_hooks(entries, event, output, self.run_id, self.parent_run_id, kwargs)
-            return
         run_id, parent = self.run_id, self.parent_run_id
         # `call_run_hooks` written out: every run ends here.
         for handler, hook in entries:
             try:
-                result = hook(output, run_id=run_id, parent_run_id=parent)
+                if kwargs:
+                    result = hook(handler, output, run_id=run_id, parent_run_id=parent, **kwargs)
+                else:
+                    result = hook(handler, output, run_id=run_id, parent_run_id=parent)
                 if result is not None and is_coroutine(result):
                     run_coroutine(result)
             except Exception as exc:
@@ -301,7 +347,7 @@ def make_run(
     run: RunManager = _new_object(RunManager)
     if run_id is None:
         run_id = _new_object(UUID)
-        _set_uuid_int(run_id, (_getrandbits(128) & _UUID4_CLEAR) | _UUID4_SET)
+        _set_uuid_int(run_id, _prefix | next(_counter))
         _set_uuid_safety(run_id, _UNKNOWN_SAFETY)
     run.run_id = run_id
     run.parent_run_id = parent_run_id
@@ -342,6 +388,7 @@ def tell_start(
         try:
             if extra:
                 result = hook(
+                    handler,
                     serialized,
                     inputs,
                     run_id=run_id,
@@ -353,6 +400,7 @@ def tell_start(
                 )
             else:
                 result = hook(
+                    handler,
                     serialized,
                     inputs,
                     run_id=run_id,

@@ -443,7 +443,7 @@ class Runnable(Generic[Input, Output]):
         try:
             for chunk in func(inputs, run.child_config(config), run):
                 # Told before it is passed on, so that a chunk's events go inner to outer.
-                run.emit("on_chain_stream", chunk)
+                run.on_stream(chunk)
                 yield chunk
                 total = chunk if not got else _add(total, chunk)
                 got = True
@@ -505,6 +505,17 @@ class Runnable(Generic[Input, Output]):
             return self.invoke(input, child, **kwargs)
         finally:
             _current.reset(token)
+
+    def _transform_child(
+        self,
+        input: Iterator[Any],
+        config: RunnableConfig,
+        run: RunManager,
+        tag: str | None,
+        kwargs: dict[str, Any],
+    ) -> Iterator[Output]:
+        """`transform` as a child run of `run`: the streaming twin of `_invoke_child`."""
+        return self.transform(input, run.child_config(config, tag), **kwargs)
 
     # -- composition ------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from leanchain.callbacks._defaults import DEFAULT_HANDLERS
 from leanchain.callbacks.manager import RunManager, begin_run
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables._signature import first_param_type, item_keys, lambda_source, return_type
-from leanchain.runnables.base import Input, Output, Runnable, _afold, _fold, _TakesConfig
+from leanchain.runnables.base import Input, Output, Runnable, _add, _afold, _fold, _TakesConfig
 from leanchain.runnables.config import (
     _EMPTY,
     DEFAULT_RECURSION_LIMIT,
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RunnableGenerator", "RunnableLambda", "chain"]  # RunnableGenerator: re-exported
 
+_NO_INPUT: Any = object()
 _SYNC_COROUTINE = "Cannot invoke a coroutine function synchronously.Use `ainvoke` instead."
 
 
@@ -276,13 +277,62 @@ class RunnableLambda(Runnable[Input, Output]):
         own.on_end(output)
         return output
 
+    def _transform_child(
+        self,
+        input: Iterator[Any],
+        config: RunnableConfig,
+        run: RunManager,
+        tag: str | None,
+        kwargs: dict[str, Any],
+    ) -> Iterator[Any]:
+        """A plain function's streaming run starts straight from its parent's."""
+        if kwargs or not self._plain or type(self).get_name is not _GET_NAME:
+            return super()._transform_child(input, config, run, tag, kwargs)
+        return self._stream_child(input, config, run, tag)
+
+    def _stream_child(
+        self, input: Iterator[Any], config: RunnableConfig, run: RunManager, tag: str | None
+    ) -> Iterator[Any]:
+        # `_transform_with_config` over `_stream`, written out for a plain function: the run
+        # starts at the first input chunk and ends with the summed input and output.
+        total_in = next(input, _NO_INPUT)
+        own = run.start_child(config, "chain", self.name or "RunnableLambda", "", tag)
+        got, total = False, None
+        try:
+            if total_in is _NO_INPUT:
+                total_in = None
+            else:
+                for chunk in input:
+                    total_in = _add(total_in, chunk)
+                child = own.child_config(config)
+                token = _current.set(child)
+                try:
+                    output = self.func(total_in)  # type: ignore[misc]
+                finally:
+                    _current.reset(token)
+                if isinstance(output, Runnable):
+                    runnable, grandchild = _recurse(output, self, total_in, child)
+                    for chunk in runnable.stream(total_in, grandchild):
+                        own.on_stream(chunk)
+                        yield chunk
+                        total = chunk if not got else _add(total, chunk)
+                        got = True
+                else:
+                    own.on_stream(output)
+                    yield output
+                    total = output
+        except BaseException as exc:
+            own.on_error(exc)
+            raise
+        own.on_end(total, inputs=total_in)
+
     def _stream(
         self, chunks: Iterator[Any], config: RunnableConfig, kwargs: dict[str, Any]
     ) -> Iterator[Any]:
         got, input = _fold(chunks)
         if not got:
             return
-        func = cast(Callable[..., Any], self.func)
+        func = cast("Callable[..., Any]", self.func)
         if self._func_config:
             kwargs = {**kwargs, "config": config}
         if self._func_gen:
@@ -336,7 +386,7 @@ class RunnableLambda(Runnable[Input, Output]):
         token = _current.set(config)
         try:
             if inspect.isasyncgenfunction(self.afunc):
-                output = (await _afold(cast(AsyncIterator[Any], self.afunc(input, **kwargs))))[1]
+                output = (await _afold(cast("AsyncIterator[Any]", self.afunc(input, **kwargs))))[1]
             else:
                 output = await self.afunc(input, **kwargs)
         finally:

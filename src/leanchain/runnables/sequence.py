@@ -118,7 +118,7 @@ class RunnableSequence(Runnable[Input, Output]):
         value = input
         try:
             for i, step in enumerate(self.steps):
-                child = run.child_config(config, f"seq:step:{i + 1}")
+                child = run.child_config(config, self._tags[i])
                 extra = kwargs if i == 0 else {}
                 value = await step.ainvoke(value, child, **extra)
         except BaseException as exc:
@@ -132,9 +132,14 @@ class RunnableSequence(Runnable[Input, Output]):
     ) -> Iterator[Any]:
         config = strip_run_keys(config)
         stream = input
+        if run is None:
+            for i, step in enumerate(self.steps):
+                stream = step.transform(stream, config, **(kwargs if i == 0 else {}))
+            return stream
         for i, step in enumerate(self.steps):
-            child = run.child_config(config, f"seq:step:{i + 1}") if run else config
-            stream = step.transform(stream, child, **(kwargs if i == 0 else {}))
+            stream = step._transform_child(
+                stream, config, run, self._tags[i], kwargs if i == 0 else _NO_KWARGS
+            )
         return stream
 
     def transform(
@@ -161,7 +166,7 @@ class RunnableSequence(Runnable[Input, Output]):
         config = strip_run_keys(config)
         stream = input
         for i, step in enumerate(self.steps):
-            child = run.child_config(config, f"seq:step:{i + 1}") if run else config
+            child = run.child_config(config, self._tags[i]) if run else config
             stream = step.atransform(stream, child, **(kwargs if i == 0 else {}))
         return stream
 

@@ -10,16 +10,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+from leanchain.runnables._chunks import add
+
 __all__ = ["AsyncInputSum", "InputSum"]
 
 _NONE: Any = object()
-
-
-def _add(left: Any, right: Any) -> Any:
-    try:
-        return left + right
-    except TypeError:
-        return right
 
 
 class InputSum:
@@ -49,7 +44,7 @@ class InputSum:
             self._first = _NONE
             return first
         chunk = next(self._input)
-        self.total = _add(self.total, chunk)
+        self.total = add(self.total, chunk)
         return chunk
 
 
@@ -80,5 +75,5 @@ class AsyncInputSum:
             self._first = _NONE
             return first
         chunk = await anext(self._input)
-        self.total = _add(self.total, chunk)
+        self.total = add(self.total, chunk)
         return chunk

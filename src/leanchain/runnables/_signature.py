@@ -7,9 +7,9 @@ import inspect
 import textwrap
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar, get_args
 
-__all__ = ["first_param_type", "item_keys", "lambda_source", "return_type"]
+__all__ = ["first_param_type", "generic_arg", "item_keys", "lambda_source", "return_type"]
 
 
 def lambda_source(func: Callable[..., Any]) -> str | None:
@@ -75,3 +75,15 @@ def first_param_type(func: Any) -> Any:
 
 def return_type(func: Any) -> Any:
     return _hints(func).get("return", Any)
+
+
+def generic_arg(cls: type, index: int) -> Any:
+    """The `index`-th type argument `cls` gives ``Runnable[In, Out]`` (``Any`` when unbound)."""
+    for klass in cls.__mro__:
+        for base in getattr(klass, "__orig_bases__", ()):
+            args = get_args(base)
+            if len(args) == 2 and getattr(base, "__origin__", None) is not Generic:
+                arg = args[index]
+                if not isinstance(arg, TypeVar):
+                    return arg
+    return Any

@@ -7,12 +7,10 @@ bindings, retries, fallbacks, schemas and graphs.
 
 from __future__ import annotations
 
-import inspect
 from abc import abstractmethod
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
-    Awaitable,
     Callable,
     Coroutine,
     Generator,
@@ -21,9 +19,11 @@ from collections.abc import (
     Sequence,
 )
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, get_args, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
-from leanchain.callbacks.manager import RunManager, RunType, abegin_run, begin_run
+from leanchain.runnables._batching import abatch_tasks, batch_tasks
+from leanchain.runnables._chunks import afold, fold
+from leanchain.runnables._coerce import RunnableLike, _TakesConfig, coerce_to_runnable
 from leanchain.runnables._executor import (
     arun_all,
     arun_as_completed,
@@ -31,8 +31,16 @@ from leanchain.runnables._executor import (
     run_as_completed,
     run_in_executor,
 )
-from leanchain.runnables._inputs import AsyncInputSum, InputSum
-from leanchain.runnables.config import RunnableConfig, _current, ensure_config, get_config_list
+from leanchain.runnables._signature import generic_arg
+from leanchain.runnables._traced import (
+    acall_with_config,
+    atransform_with_config,
+    call_with_config,
+    invoke_child,
+    transform_child,
+    transform_with_config,
+)
+from leanchain.runnables.config import RunnableConfig, ensure_config
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -51,47 +59,6 @@ Out = TypeVar("Out")
 Other = TypeVar("Other")
 
 _ABSTRACT = ("invoke",)
-_In_contra = TypeVar("_In_contra", contravariant=True)
-_Out_co = TypeVar("_Out_co", covariant=True)
-
-
-class _TakesConfig(Protocol[_In_contra, _Out_co]):
-    """A function of the input that also takes the run's config as ``config=``."""
-
-    def __call__(self, input: _In_contra, /, *, config: RunnableConfig) -> _Out_co: ...
-
-
-RunnableLike = Any
-"""A runnable, a callable, a generator function, or a dict of those (coerced by `|`)."""
-
-
-def _fold(chunks: Iterator[Any]) -> tuple[bool, Any]:
-    """Add input chunks together with ``+``; a chunk that cannot be added replaces the sum."""
-    got = False
-    total: Any = None
-    for chunk in chunks:
-        if not got:
-            total, got = chunk, True
-            continue
-        try:
-            total = total + chunk
-        except TypeError:
-            total = chunk
-    return got, total
-
-
-async def _afold(chunks: AsyncIterator[Any]) -> tuple[bool, Any]:
-    got = False
-    total: Any = None
-    async for chunk in chunks:
-        if not got:
-            total, got = chunk, True
-            continue
-        try:
-            total = total + chunk
-        except TypeError:
-            total = chunk
-    return got, total
 
 
 class Runnable(Generic[Input, Output]):
@@ -146,53 +113,8 @@ class Runnable(Generic[Input, Output]):
 
     # -- batches ----------------------------------------------------------------------------
 
-    def _batch_tasks(
-        self,
-        inputs: Sequence[Input],
-        config: RunnableConfig | Sequence[RunnableConfig] | None,
-        return_exceptions: bool,
-        kwargs: dict[str, Any],
-    ) -> tuple[list[Callable[[], Any]], int | None]:
-        configs = get_config_list(config, len(inputs))
-        invoke = self.invoke
-
-        def task(i: int) -> Callable[[], Any]:
-            def run() -> Any:
-                if not return_exceptions:
-                    return invoke(inputs[i], configs[i], **kwargs)
-                try:
-                    return invoke(inputs[i], configs[i], **kwargs)
-                except Exception as exc:
-                    return exc
-
-            return run
-
-        limit = configs[0].get("max_concurrency") if configs else None
-        return [task(i) for i in range(len(inputs))], limit
-
-    def _abatch_tasks(
-        self,
-        inputs: Sequence[Input],
-        config: RunnableConfig | Sequence[RunnableConfig] | None,
-        return_exceptions: bool,
-        kwargs: dict[str, Any],
-    ) -> tuple[list[Callable[[], Awaitable[Any]]], int | None]:
-        configs = get_config_list(config, len(inputs))
-        ainvoke = self.ainvoke
-
-        def task(i: int) -> Callable[[], Awaitable[Any]]:
-            async def run() -> Any:
-                if not return_exceptions:
-                    return await ainvoke(inputs[i], configs[i], **kwargs)
-                try:
-                    return await ainvoke(inputs[i], configs[i], **kwargs)
-                except Exception as exc:
-                    return exc
-
-            return run
-
-        limit = configs[0].get("max_concurrency") if configs else None
-        return [task(i) for i in range(len(inputs))], limit
+    _batch_tasks = batch_tasks
+    _abatch_tasks = abatch_tasks
 
     def batch(
         self,
@@ -354,7 +276,7 @@ class Runnable(Generic[Input, Output]):
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Stream over a stream of input chunks; by default adds them up, then streams once."""
-        got, total = _fold(input)
+        got, total = fold(input)
         if got:
             yield from self.stream(total, config, **kwargs)
 
@@ -362,160 +284,19 @@ class Runnable(Generic[Input, Output]):
         self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Async `transform`."""
-        got, total = await _afold(input)
+        got, total = await afold(input)
         if got:
             async for chunk in self.astream(total, config, **kwargs):
                 yield chunk
 
-    # -- running with callbacks -------------------------------------------------------------
+    # -- running with callbacks (`_traced`) -------------------------------------------------
 
-    def _call_with_config(
-        self,
-        func: Callable[[Any, RunnableConfig, RunManager | None], Out],
-        input: Any,
-        config: RunnableConfig | None,
-        run_type: RunType = "chain",
-    ) -> Out:
-        """Run ``func(input, config, run)`` as a run of this runnable, telling the callbacks.
-
-        With handlers attached, `config` is already a child config of the run (children that
-        need tags of their own use ``run.child_config``); without, `run` is ``None``.
-        """
-        config = ensure_config(config)
-        if not config.get("callbacks"):
-            return func(input, config, None)
-        run = begin_run(config, run_type, self.get_name(), input)
-        if run is None:
-            return func(input, config, None)
-        try:
-            output = func(input, run.child_config(config), run)
-        except BaseException as exc:
-            run.on_error(exc)
-            raise
-        run.on_end(output)
-        return output
-
-    async def _acall_with_config(
-        self,
-        func: Callable[[Any, RunnableConfig, RunManager | None], Awaitable[Out]],
-        input: Any,
-        config: RunnableConfig | None,
-        run_type: RunType = "chain",
-    ) -> Out:
-        """Async twin of `_call_with_config`."""
-        config = ensure_config(config)
-        if not config.get("callbacks"):
-            return await func(input, config, None)
-        run = await abegin_run(config, run_type, self.get_name(), input)
-        if run is None:
-            return await func(input, config, None)
-        try:
-            output = await func(input, run.child_config(config), run)
-        except BaseException as exc:
-            await run.aon_error(exc)
-            raise
-        await run.aon_end(output)
-        return output
-
-    def _transform_with_config(
-        self,
-        input: Iterator[Any],
-        func: Callable[[Iterator[Any], RunnableConfig, RunManager | None], Iterator[Out]],
-        config: RunnableConfig | None,
-        run_type: RunType = "chain",
-    ) -> Iterator[Out]:
-        """Stream ``func(input, config, run)`` as a run of this runnable.
-
-        The run starts when the first input chunk is available (its input is reported as the
-        sum of all input chunks at the end) and ends with the sum of the output chunks.
-        """
-        config = ensure_config(config)
-        if not config.get("callbacks"):
-            yield from func(input, config, None)
-            return
-        inputs = InputSum(input)
-        inputs.pull_first()
-        run = begin_run(config, run_type, self.get_name(), "")
-        if run is None:
-            yield from func(inputs, config, None)
-            return
-        got, total = False, None
-        try:
-            for chunk in func(inputs, run.child_config(config), run):
-                # Told before it is passed on, so that a chunk's events go inner to outer.
-                run.on_stream(chunk)
-                yield chunk
-                total = chunk if not got else _add(total, chunk)
-                got = True
-        except BaseException as exc:
-            run.on_error(exc)
-            raise
-        run.on_end(total, inputs=inputs.total)
-
-    async def _atransform_with_config(
-        self,
-        input: AsyncIterator[Any],
-        func: Callable[[AsyncIterator[Any], RunnableConfig, RunManager | None], AsyncIterator[Out]],
-        config: RunnableConfig | None,
-        run_type: RunType = "chain",
-    ) -> AsyncIterator[Out]:
-        """Async twin of `_transform_with_config`."""
-        config = ensure_config(config)
-        if not config.get("callbacks"):
-            async for chunk in func(input, config, None):
-                yield chunk
-            return
-        inputs = AsyncInputSum(input)
-        await inputs.pull_first()
-        run = await abegin_run(config, run_type, self.get_name(), "")
-        if run is None:
-            async for chunk in func(inputs, config, None):
-                yield chunk
-            return
-        got, total = False, None
-        try:
-            async for chunk in func(inputs, run.child_config(config), run):
-                await run.aemit("on_chain_stream", chunk)
-                yield chunk
-                total = chunk if not got else _add(total, chunk)
-                got = True
-        except BaseException as exc:
-            await run.aon_error(exc)
-            raise
-        await run.aon_end(total, inputs=inputs.total)
-
-    def _invoke_child(
-        self,
-        input: Any,
-        config: RunnableConfig,
-        run: RunManager,
-        tag: str | None,
-        kwargs: dict[str, Any],
-    ) -> Output:
-        """`invoke` as a child run of `run`, whose config is `config` (`tag` labels the child).
-
-        What a traced parent calls for each child it runs: the child's config is made here
-        and published while the child runs. A runnable that starts a run of its own may
-        override this to start it from `run` directly (`RunManager.start_child`), skipping
-        that config.
-        """
-        child = run.child_config(config, tag)
-        token = _current.set(child)
-        try:
-            return self.invoke(input, child, **kwargs)
-        finally:
-            _current.reset(token)
-
-    def _transform_child(
-        self,
-        input: Iterator[Any],
-        config: RunnableConfig,
-        run: RunManager,
-        tag: str | None,
-        kwargs: dict[str, Any],
-    ) -> Iterator[Output]:
-        """`transform` as a child run of `run`: the streaming twin of `_invoke_child`."""
-        return self.transform(input, run.child_config(config, tag), **kwargs)
+    _call_with_config = call_with_config
+    _acall_with_config = acall_with_config
+    _transform_with_config = transform_with_config
+    _atransform_with_config = atransform_with_config
+    _invoke_child = invoke_child
+    _transform_child = transform_child
 
     # -- composition ------------------------------------------------------------------------
 
@@ -690,12 +471,12 @@ class Runnable(Generic[Input, Output]):
     @property
     def InputType(self) -> Any:
         """The input type, from the generic parameters (``Any`` when unknown)."""
-        return _generic_arg(type(self), 0)
+        return generic_arg(type(self), 0)
 
     @property
     def OutputType(self) -> Any:
         """The output type, from the generic parameters (``Any`` when unknown)."""
-        return _generic_arg(type(self), 1)
+        return generic_arg(type(self), 1)
 
     def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         """A pydantic model of the input."""
@@ -735,46 +516,3 @@ class Runnable(Generic[Input, Output]):
 
 
 Runnable.__abstractmethods__ = frozenset(_ABSTRACT)  # type: ignore[attr-defined]
-
-
-def _add(left: Any, right: Any) -> Any:
-    try:
-        return left + right
-    except TypeError:
-        return right
-
-
-def _generic_arg(cls: type, index: int) -> Any:
-    for klass in cls.__mro__:
-        for base in getattr(klass, "__orig_bases__", ()):
-            args = get_args(base)
-            if len(args) == 2 and getattr(base, "__origin__", None) is not Generic:
-                arg = args[index]
-                if not isinstance(arg, TypeVar):
-                    return arg
-    return Any
-
-
-def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
-    """A runnable from a runnable, generator function, callable or dict.
-
-    Raises:
-        TypeError: `thing` is none of those.
-    """
-    if isinstance(thing, Runnable):
-        return thing
-    if inspect.isasyncgenfunction(thing) or inspect.isgeneratorfunction(thing):
-        from leanchain.runnables.generator import RunnableGenerator
-
-        return RunnableGenerator(thing)
-    if callable(thing):
-        from leanchain.runnables.lambdas import RunnableLambda
-
-        return RunnableLambda(thing)
-    if isinstance(thing, dict):
-        from leanchain.runnables.parallel import RunnableParallel
-
-        return RunnableParallel(thing)
-    raise TypeError(
-        f"Expected a Runnable, callable or dict.Instead got an unsupported type: {type(thing)}"
-    )

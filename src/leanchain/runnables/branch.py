@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager, abegin_run, begin_run
-from leanchain.runnables.base import Input, Output, Runnable, _add, coerce_to_runnable
+from leanchain.runnables._chunks import add
+from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config, strip_run_keys
 
 if TYPE_CHECKING:
@@ -142,7 +143,7 @@ class RunnableBranch(Runnable[Input, Output]):
             for chunk in runnable.stream(input, child, **kwargs):
                 run.emit("on_chain_stream", chunk)
                 yield chunk
-                total = _add(total, chunk) if got else chunk
+                total = add(total, chunk) if got else chunk
                 got = True
         except BaseException as exc:
             run.on_error(exc)
@@ -170,7 +171,7 @@ class RunnableBranch(Runnable[Input, Output]):
             async for chunk in runnable.astream(input, child, **kwargs):
                 await run.aemit("on_chain_stream", chunk)
                 yield chunk
-                total = _add(total, chunk) if got else chunk
+                total = add(total, chunk) if got else chunk
                 got = True
         except BaseException as exc:
             await run.aon_error(exc)

@@ -8,8 +8,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar, overload
 
 from leanchain.callbacks.manager import RunManager
+from leanchain.runnables._chunks import afold, fold
 from leanchain.runnables._executor import run_in_executor
-from leanchain.runnables.base import Input, Output, Runnable, _afold, _fold
+from leanchain.runnables.base import Input, Output, Runnable
 from leanchain.runnables.config import RunnableConfig, _current
 from leanchain.runnables.utils import accepts_config
 
@@ -108,7 +109,7 @@ class RunnableGenerator(Runnable[Input, Output]):
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """All the generator's chunks added together."""
-        return _fold(self.stream(input, config))[1]  # type: ignore[no-any-return]
+        return fold(self.stream(input, config))[1]  # type: ignore[no-any-return]
 
     async def _arun(
         self, input: AsyncIterator[Any], config: RunnableConfig, run: RunManager | None
@@ -147,4 +148,4 @@ class RunnableGenerator(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
         """All the async generator's chunks added together."""
-        return (await _afold(self.astream(input, config)))[1]  # type: ignore[no-any-return]
+        return (await afold(self.astream(input, config)))[1]  # type: ignore[no-any-return]

@@ -12,16 +12,17 @@ from typing_extensions import TypeVar
 
 from leanchain.callbacks._defaults import DEFAULT_HANDLERS
 from leanchain.callbacks.manager import RunManager, begin_run
+from leanchain.runnables._chunks import afold, fold
+from leanchain.runnables._coerce import _TakesConfig
 from leanchain.runnables._executor import run_in_executor
+from leanchain.runnables._plain_runs import invoke_plain, recurse, stream_plain
 from leanchain.runnables._signature import first_param_type, item_keys, lambda_source, return_type
-from leanchain.runnables.base import Input, Output, Runnable, _add, _afold, _fold, _TakesConfig
+from leanchain.runnables.base import Input, Output, Runnable
 from leanchain.runnables.config import (
     _EMPTY,
-    DEFAULT_RECURSION_LIMIT,
     RunnableConfig,
     _current,
     ensure_config,
-    patch_config,
 )
 from leanchain.runnables.generator import SYNC_STREAM, RunnableGenerator
 from leanchain.runnables.utils import accepts_config
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RunnableGenerator", "RunnableLambda", "chain"]  # RunnableGenerator: re-exported
 
-_NO_INPUT: Any = object()
 _SYNC_COROUTINE = "Cannot invoke a coroutine function synchronously.Use `ainvoke` instead."
 
 
@@ -44,17 +44,6 @@ _AnyOut = TypeVar("_AnyOut", default=Any)
 
 def _is_async(func: Any) -> bool:
     return inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)
-
-
-def _recurse(
-    output: Any, runnable: Runnable[Any, Any], input: Any, config: RunnableConfig
-) -> tuple[Runnable[Any, Any], RunnableConfig]:
-    limit = config.get("recursion_limit", DEFAULT_RECURSION_LIMIT)
-    if limit <= 0:
-        raise RecursionError(
-            f"Recursion limit reached when invoking {runnable!r} with input {input}."
-        )
-    return output, patch_config(config, recursion_limit=limit - 1)
 
 
 class RunnableLambda(Runnable[Input, Output]):
@@ -193,11 +182,11 @@ class RunnableLambda(Runnable[Input, Output]):
             else:
                 output = func(input)
             if self._func_gen:
-                output = _fold(output)[1]
+                output = fold(output)[1]
         finally:
             _current.reset(token)
         if isinstance(output, Runnable):
-            runnable, child = _recurse(output, self, input, config)
+            runnable, child = recurse(output, self, input, config)
             return runnable.invoke(input, child)
         return output
 
@@ -234,7 +223,7 @@ class RunnableLambda(Runnable[Input, Output]):
                         finally:
                             _current.reset(token)
                         if isinstance(output, Runnable):
-                            runnable, grandchild = _recurse(output, self, input, child)
+                            runnable, grandchild = recurse(output, self, input, child)
                             output = runnable.invoke(input, grandchild)
                 except BaseException as exc:
                     run.on_error(exc)
@@ -245,7 +234,7 @@ class RunnableLambda(Runnable[Input, Output]):
             return self._call(input, config, kwargs)  # type: ignore[no-any-return]
         output = self.func(input)  # type: ignore[misc]
         if isinstance(output, Runnable):
-            runnable, child = _recurse(output, self, input, config)
+            runnable, child = recurse(output, self, input, config)
             return runnable.invoke(input, child)  # type: ignore[no-any-return]
         return output  # type: ignore[no-any-return]
 
@@ -257,25 +246,11 @@ class RunnableLambda(Runnable[Input, Output]):
         tag: str | None,
         kwargs: dict[str, Any],
     ) -> Any:
-        """A plain function's run starts straight from its parent's: no config in between."""
+        """A plain function's run starts straight from its parent's (`_plain_runs`)."""
         if kwargs or not self._plain or type(self).get_name is not _GET_NAME:
             return super()._invoke_child(input, config, run, tag, kwargs)
-        own = run.start_child(config, "chain", self.name or "RunnableLambda", input, tag)
-        child = own.child_config(config)
-        try:
-            token = _current.set(child)
-            try:
-                output = self.func(input)  # type: ignore[misc]
-            finally:
-                _current.reset(token)
-            if isinstance(output, Runnable):
-                runnable, grandchild = _recurse(output, self, input, child)
-                output = runnable.invoke(input, grandchild)
-        except BaseException as exc:
-            own.on_error(exc)
-            raise
-        own.on_end(output)
-        return output
+        name = self.name or "RunnableLambda"
+        return invoke_plain(self, self.func, name, input, config, run, tag)  # type: ignore[arg-type]
 
     def _transform_child(
         self,
@@ -288,48 +263,13 @@ class RunnableLambda(Runnable[Input, Output]):
         """A plain function's streaming run starts straight from its parent's."""
         if kwargs or not self._plain or type(self).get_name is not _GET_NAME:
             return super()._transform_child(input, config, run, tag, kwargs)
-        return self._stream_child(input, config, run, tag)
-
-    def _stream_child(
-        self, input: Iterator[Any], config: RunnableConfig, run: RunManager, tag: str | None
-    ) -> Iterator[Any]:
-        # `_transform_with_config` over `_stream`, written out for a plain function: the run
-        # starts at the first input chunk and ends with the summed input and output.
-        total_in = next(input, _NO_INPUT)
-        own = run.start_child(config, "chain", self.name or "RunnableLambda", "", tag)
-        got, total = False, None
-        try:
-            if total_in is _NO_INPUT:
-                total_in = None
-            else:
-                for chunk in input:
-                    total_in = _add(total_in, chunk)
-                child = own.child_config(config)
-                token = _current.set(child)
-                try:
-                    output = self.func(total_in)  # type: ignore[misc]
-                finally:
-                    _current.reset(token)
-                if isinstance(output, Runnable):
-                    runnable, grandchild = _recurse(output, self, total_in, child)
-                    for chunk in runnable.stream(total_in, grandchild):
-                        own.on_stream(chunk)
-                        yield chunk
-                        total = chunk if not got else _add(total, chunk)
-                        got = True
-                else:
-                    own.on_stream(output)
-                    yield output
-                    total = output
-        except BaseException as exc:
-            own.on_error(exc)
-            raise
-        own.on_end(total, inputs=total_in)
+        name = self.name or "RunnableLambda"
+        return stream_plain(self, self.func, name, input, config, run, tag)  # type: ignore[arg-type]
 
     def _stream(
         self, chunks: Iterator[Any], config: RunnableConfig, kwargs: dict[str, Any]
     ) -> Iterator[Any]:
-        got, input = _fold(chunks)
+        got, input = fold(chunks)
         if not got:
             return
         func = cast("Callable[..., Any]", self.func)
@@ -355,7 +295,7 @@ class RunnableLambda(Runnable[Input, Output]):
         finally:
             _current.reset(token)
         if isinstance(output, Runnable):
-            runnable, child = _recurse(output, self, input, config)
+            runnable, child = recurse(output, self, input, config)
             yield from runnable.stream(input, child)
         else:
             yield output
@@ -386,13 +326,13 @@ class RunnableLambda(Runnable[Input, Output]):
         token = _current.set(config)
         try:
             if inspect.isasyncgenfunction(self.afunc):
-                output = (await _afold(cast("AsyncIterator[Any]", self.afunc(input, **kwargs))))[1]
+                output = (await afold(cast("AsyncIterator[Any]", self.afunc(input, **kwargs))))[1]
             else:
                 output = await self.afunc(input, **kwargs)
         finally:
             _current.reset(token)
         if isinstance(output, Runnable):
-            runnable, child = _recurse(output, self, input, config)
+            runnable, child = recurse(output, self, input, config)
             return await runnable.ainvoke(input, child)
         return output
 
@@ -407,7 +347,7 @@ class RunnableLambda(Runnable[Input, Output]):
     async def _astream(
         self, chunks: AsyncIterator[Any], config: RunnableConfig, kwargs: dict[str, Any]
     ) -> AsyncIterator[Any]:
-        got, input = await _afold(chunks)
+        got, input = await afold(chunks)
         if not got:
             return
         if self.afunc is not None and inspect.isasyncgenfunction(self.afunc):

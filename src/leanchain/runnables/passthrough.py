@@ -7,8 +7,9 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from leanchain.callbacks.manager import RunManager
+from leanchain.runnables._chunks import add
 from leanchain.runnables._executor import run_in_executor
-from leanchain.runnables.base import Runnable, _add
+from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig
 from leanchain.runnables.parallel import RunnableParallel
 from leanchain.runnables.utils import AddableDict, accepts_config
@@ -120,7 +121,7 @@ class RunnablePassthrough(Runnable[T, T]):
         for chunk in chunks:
             yield chunk
             if self.func is not None:
-                total = _add(total, chunk) if got else chunk
+                total = add(total, chunk) if got else chunk
                 got = True
         if got:
             self._side_effect(total, config)
@@ -141,7 +142,7 @@ class RunnablePassthrough(Runnable[T, T]):
         got, total = False, None
         async for chunk in chunks:
             yield chunk
-            total = _add(total, chunk) if got else chunk
+            total = add(total, chunk) if got else chunk
             got = True
         if got:
             await self._aside_effect(total, config)

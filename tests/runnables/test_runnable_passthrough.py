@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from leanchain.callbacks import BaseCallbackHandler
 from leanchain.runnables import (
     AddableDict,
     RunnableAssign,
@@ -116,6 +118,35 @@ async def test_assign_async() -> None:
     assign = RunnablePassthrough.assign(b=doubled)
     assert await assign.ainvoke({"a": 2}) == {"a": 2, "b": 4}
     assert await assign.abatch([{"a": 1}, {"a": 3}]) == [{"a": 1, "b": 2}, {"a": 3, "b": 6}]
+
+
+async def test_async_assign_of_one_key_awaits_it_in_the_callers_task() -> None:
+    tasks: list[asyncio.Task[Any] | None] = []
+
+    async def where(d: dict[str, int]) -> int:
+        tasks.append(asyncio.current_task())
+        return d["a"] + 1
+
+    assert await RunnablePassthrough.assign(b=where).ainvoke({"a": 1}) == {"a": 1, "b": 2}
+    assert tasks == [asyncio.current_task()]
+    # Two keys run as concurrent tasks of their own.
+    both = RunnablePassthrough.assign(b=where, c=where)
+    assert await both.ainvoke({"a": 1}) == {"a": 1, "b": 2, "c": 2}
+    assert len(tasks) == 3
+    assert asyncio.current_task() not in tasks[1:]
+
+
+async def test_async_assign_of_one_key_under_callbacks_reports_the_mapper_run() -> None:
+    names: list[str] = []
+
+    class Names(BaseCallbackHandler):
+        def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+            names.append(kwargs["name"])
+
+    assign = RunnablePassthrough.assign(b=RunnableLambda(lambda d: 2, name="two"))
+    result = await assign.ainvoke({"a": 1}, {"callbacks": [Names()]})
+    assert result == {"a": 1, "b": 2}
+    assert names == ["RunnableAssign<b>", "RunnableParallel<b>", "two"]
 
 
 @pytest.mark.parametrize("keys", [1, 2])

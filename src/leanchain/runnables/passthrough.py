@@ -17,6 +17,7 @@ from leanchain.runnables.utils import AddableDict, accepts_config
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from leanchain.runnables._configurable_specs import ConfigurableFieldSpec
     from leanchain.runnables.graph import Graph
 
 __all__ = ["RunnableAssign", "RunnablePassthrough", "RunnablePick"]
@@ -221,6 +222,11 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         async def run(x: Any, cfg: RunnableConfig, run: RunManager | None) -> dict[str, Any]:
             if not isinstance(x, dict):
                 raise ValueError(_NOT_DICT)
+            steps = self.mapper.steps__
+            if run is None and len(steps) == 1:
+                # As in `invoke`: one key is awaited in place, with no task of its own.
+                key, step = next(iter(steps.items()))
+                return {**x, key: await step.ainvoke(x, cfg)}
             mapper_config = run.child_config(cfg, "seq:step:2") if run else cfg
             return {**x, **(await self.mapper.ainvoke(x, mapper_config))}
 
@@ -292,6 +298,11 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         """Async `stream`: `atransform` over a single input."""
         async for chunk in self.atransform(_once(input), config):
             yield chunk
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The mapper's specs."""
+        return self.mapper.config_specs
 
     def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         """The mapper's fields (the input's fields are not known in general)."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel
+import pytest
+from pydantic import BaseModel, ValidationError
 
+from leanchain.prompts import ChatPromptTemplate, PromptValue
 from leanchain.runnables import (
     RunnableConfig,
     RunnableGenerator,
@@ -97,3 +99,31 @@ def test_retry_and_fallbacks_report_the_wrapped_types() -> None:
     assert lam.with_retry().OutputType is int
     assert lam.with_fallbacks([lam]).InputType is str
     assert lam.bind(x=1).OutputType is int
+
+
+class Opaque:
+    """A class pydantic knows nothing about."""
+
+
+def opaque(x: Opaque) -> Opaque:
+    return x
+
+
+def test_a_type_pydantic_cannot_describe_still_makes_a_schema() -> None:
+    lam = RunnableLambda(opaque)
+    schema = lam.get_input_schema()
+    value = Opaque()
+    assert schema.model_validate(value).root is value  # type: ignore[attr-defined]
+    with pytest.raises(ValidationError):
+        schema.model_validate("not opaque")
+    # No JSON schema describes an instance check: any value.
+    assert lam.get_input_jsonschema() == {"title": "opaque_input"}
+    assert lam.get_output_jsonschema() == {"title": "opaque_output"}
+
+
+def test_a_prompt_value_output_makes_a_schema() -> None:
+    prompt = ChatPromptTemplate.from_messages([("human", "{q}")])
+    assert prompt.OutputType is PromptValue
+    value = prompt.invoke({"q": "hi"})
+    assert prompt.get_output_schema().model_validate(value).root is value  # type: ignore[attr-defined]
+    assert prompt.get_output_jsonschema() == {"title": "ChatPromptTemplateOutput"}

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, RootModel, create_model
+from pydantic import BaseModel, ConfigDict, RootModel, WithJsonSchema, create_model
+from pydantic.errors import PydanticInvalidForJsonSchema
 
 __all__ = ["object_schema", "schema_for"]
 
@@ -18,11 +19,26 @@ def _schema_for(annotation: Any, title: str) -> type[BaseModel]:
 
 
 def _root(annotation: Any, title: str) -> type[BaseModel]:
-    model: type[BaseModel] = type(
-        title,
-        (RootModel[annotation],),
-        {"model_config": ConfigDict(title=title, arbitrary_types_allowed=True)},
-    )
+    model = _root_model(annotation, title)
+    try:
+        model.model_json_schema()
+    except PydanticInvalidForJsonSchema:
+        # A type pydantic accepts as it is (an instance check) has no JSON schema: the model
+        # still validates it, and its JSON schema says any value.
+        model = _root_model(Annotated[annotation, WithJsonSchema({})], title)
+    return model
+
+
+def _root_model(annotation: Any, title: str) -> type[BaseModel]:
+    # The root's type is declared in the class body, so that the model is built once, with
+    # its config: ``RootModel[annotation]`` would be built first, without
+    # ``arbitrary_types_allowed``, and fail on a type pydantic cannot describe (`PromptValue`).
+    namespace = {
+        "__annotations__": {"root": annotation},
+        "__module__": __name__,
+        "model_config": ConfigDict(title=title, arbitrary_types_allowed=True),
+    }
+    model: type[BaseModel] = type(title, (RootModel,), namespace)
     return model
 
 

@@ -172,7 +172,7 @@ def test_fields_config_specs() -> None:
         punctuation=ConfigurableField(id="end", annotation=list[str], is_shared=True),
         name=ConfigurableField(id="label"),
     )
-    assert configurable.config_specs == [  # type: ignore[attr-defined]
+    assert configurable.config_specs == [
         ConfigurableFieldSpec(id="end", annotation=list[str], default=".", is_shared=True),
         ConfigurableFieldSpec(
             id="greet",
@@ -194,14 +194,14 @@ def test_option_config_specs_use_an_enum_of_the_keys() -> None:
             id="marks", options={"bang": "!", "dot": "."}, default=["dot"]
         ),
     )
-    marks, tone = configurable.config_specs  # type: ignore[attr-defined]
+    marks, tone = configurable.config_specs
     assert (tone.id, tone.default, tone.annotation.__name__) == ("tone", "warm", "Tone")
     assert [member.value for member in tone.annotation] == ["warm", "cold"]
     assert (marks.id, marks.default) == ("marks", ["dot"])
     assert get_origin(marks.annotation) is Sequence
     (enum,) = get_args(marks.annotation)
     assert [member.value for member in enum] == ["bang", "dot"]
-    assert configurable.config_specs == [marks, tone]  # type: ignore[attr-defined]
+    assert configurable.config_specs == [marks, tone]
 
 
 def test_configurable_fields_twice_merges_the_fields() -> None:
@@ -336,7 +336,7 @@ def test_alternatives_config_specs() -> None:
         fancy=Greeter("hey").configurable_fields(greeting=ConfigurableField(id="greet")),
         lazy=lambda: Greeter(),
     )
-    greet, which = choice.config_specs  # type: ignore[attr-defined]
+    greet, which = choice.config_specs
     assert greet == ConfigurableFieldSpec(id="greet", annotation=str, default="hey")
     assert (which.id, which.name, which.description, which.default) == (
         "which",
@@ -352,7 +352,7 @@ def test_prefix_keys_scope_the_alternatives_fields() -> None:
     choice = greet_field().configurable_alternatives(
         ConfigurableField(id="which"), prefix_keys=True, fancy=fancy
     )
-    assert [spec.id for spec in choice.config_specs] == [  # type: ignore[attr-defined]
+    assert [spec.id for spec in choice.config_specs] == [
         "which",
         "which==default/greet",
         "which==fancy/greet",
@@ -368,7 +368,7 @@ def test_shared_specs_are_not_prefixed() -> None:
     choice = Greeter().configurable_alternatives(
         ConfigurableField(id="which"), prefix_keys=True, fancy=fancy
     )
-    assert [spec.id for spec in choice.config_specs] == ["greet", "which"]  # type: ignore[attr-defined]
+    assert [spec.id for spec in choice.config_specs] == ["greet", "which"]
 
 
 def test_fields_of_alternatives_and_alternatives_of_fields() -> None:

@@ -123,9 +123,8 @@ def get_unique_config_specs(specs: Iterable[ConfigurableFieldSpec]) -> list[Conf
 
 
 def config_specs_of(runnable: Runnable[Any, Any]) -> list[ConfigurableFieldSpec]:
-    """The runnable's `config_specs`, or none for runnables that have no such property."""
-    specs: list[ConfigurableFieldSpec] = getattr(runnable, "config_specs", [])
-    return specs
+    """The runnable's `config_specs` (every runnable has them; most have none)."""
+    return runnable.config_specs
 
 
 _enums: dict[tuple[str, tuple[str, ...]], type[StrEnum]] = {}

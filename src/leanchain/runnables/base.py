@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from leanchain.callbacks._event_types import StreamEvent
+    from leanchain.runnables._configurable_specs import ConfigurableFieldSpec
     from leanchain.runnables.binding import RunnableBinding
     from leanchain.runnables.fallbacks import RunnableWithFallbacks
     from leanchain.runnables.graph import Graph
@@ -467,6 +468,11 @@ class Runnable(Generic[Input, Output]):
         )
 
     # -- types, schemas and graphs ----------------------------------------------------------
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """What this runnable reads from ``config["configurable"]``: nothing by default."""
+        return []
 
     @property
     def InputType(self) -> Any:

@@ -18,6 +18,7 @@ from leanchain.runnables.utils import accepts_config
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from leanchain.runnables._configurable_specs import ConfigurableFieldSpec
     from leanchain.runnables.graph import Graph
     from leanchain.runnables.retry import RunnableRetry
 
@@ -227,6 +228,11 @@ class RunnableBinding(Runnable[Input, Output]):
     ) -> AsyncIterator[Output]:
         """`bound.atransform` with the bound arguments and config."""
         return self.bound.atransform(input, self._merge(config), **self._kw(kwargs))
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The bound runnable's specs."""
+        return self.bound.config_specs
 
     @property
     def InputType(self) -> Any:

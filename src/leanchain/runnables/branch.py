@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager, abegin_run, begin_run
 from leanchain.runnables._chunks import add
+from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
 from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config, strip_run_keys
 
@@ -179,6 +180,15 @@ class RunnableBranch(Runnable[Input, Output]):
         await run.aon_end(total)
 
     # -- types ------------------------------------------------------------------------------
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The specs of the conditions, the branches and the default, each id once."""
+        return get_unique_config_specs(
+            s
+            for runnable in (*(r for pair in self.branches for r in pair), self.default)
+            for s in runnable.config_specs
+        )
 
     def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         """The first input schema with a type among the default, the branches, the conditions."""

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from leanchain.callbacks.manager import RunManager
+from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
 from leanchain.runnables.base import Input, Output, Runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config, get_config_list
 
@@ -237,6 +238,11 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
                 yield chunk
             return
         raise errors[0]
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The specs of the primary and of every fallback, each id once."""
+        return get_unique_config_specs(s for r in self.runnables for s in r.config_specs)
 
     @property
     def InputType(self) -> Any:

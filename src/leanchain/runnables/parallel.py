@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager
+from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
 from leanchain.runnables._executor import arun_all, run_all
 from leanchain.runnables.base import Input, Runnable, coerce_to_runnable
 from leanchain.runnables.config import RunnableConfig, strip_run_keys
@@ -209,6 +210,13 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
             if schema.model_json_schema().get("type") == "object":
                 return schema
         return super().get_input_schema(config)
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The branches' specs, each id once."""
+        return get_unique_config_specs(
+            s for step in self.steps__.values() for s in step.config_specs
+        )
 
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """A fan-out from a parallel input node to a parallel output node."""

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from leanchain.callbacks.manager import RunManager
+from leanchain.runnables._configurable_specs import ConfigurableFieldSpec
 from leanchain.runnables.base import Input, Output, Runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config, get_config_list
 
@@ -212,6 +213,11 @@ class RunnableRetry(Runnable[Input, Output]):
     ) -> AsyncIterator[Output]:
         """`bound.atransform`, not retried."""
         return self.bound.atransform(input, ensure_config(config), **kwargs)
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The bound runnable's specs."""
+        return self.bound.config_specs
 
     @property
     def InputType(self) -> Any:

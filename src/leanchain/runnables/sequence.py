@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager, abegin_run, begin_run
+from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
 from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from leanchain.runnables.config import (
     RunnableConfig,
@@ -188,6 +189,11 @@ class RunnableSequence(Runnable[Input, Output]):
 
         async for chunk in self.atransform(single(), config, **kwargs):
             yield chunk
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The steps' specs, each id once."""
+        return get_unique_config_specs(s for step in self.steps for s in step.config_specs)
 
     @property
     def InputType(self) -> Any:

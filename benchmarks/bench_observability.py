@@ -2,9 +2,11 @@
 
 Workloads, on a sequence of 10 `RunnableLambda` steps, per step (time of one call / 10):
 
-* ``stream_events`` vs ``stream`` (goal: at most 5x). ``stream_events`` runs the chain in a
-  worker thread, with an event-collecting handler, and hands every event over a queue. Shown
-  with ``stream`` under a handler whose hooks do nothing: the callback machinery's share.
+* ``stream_events`` vs ``stream`` (goal: at most 5x). ``stream_events`` runs the chain on a
+  producer thread, with an event-collecting handler, and hands every event over a queue. Shown
+  with ``stream`` under a handler whose hooks do nothing (the callback machinery's share), and
+  with the bare hand-off: a producer thread that sends 33 items and ends, per step (two
+  thread wake-ups per call, which no run avoids).
 * ``invoke`` with the OpenTelemetry handler over a no-op tracer vs no callbacks (goal: at most
   3 µs added per step). Shown with its two parts: the callback machinery itself (a handler
   whose hooks do nothing) and what the OpenTelemetry handler adds on top of that.
@@ -14,10 +16,13 @@ Run: ``.venv/bin/python -m benchmarks observability``.
 
 from __future__ import annotations
 
+import contextvars
+from queue import SimpleQueue
 from typing import Any
 
 from benchmarks._util import median_time, print_table, row, scaled
 from leanchain.callbacks import BaseCallbackHandler
+from leanchain.callbacks._producers import start_producer
 from leanchain.runnables import Runnable, RunnableLambda
 from leanchain.tracing import OpenTelemetryCallbackHandler
 
@@ -34,6 +39,20 @@ def ten_steps() -> Runnable[int, int]:
     for _ in range(STEPS - 1):
         chain = chain | RunnableLambda(_step)
     return chain
+
+
+def hand_off() -> None:
+    """What `stream_events` costs without a run: a producer thread that sends 33 items."""
+    queue: SimpleQueue[int | None] = SimpleQueue()
+
+    def produce() -> None:
+        for i in range(3 * STEPS + 3):
+            queue.put(i)
+        queue.put(None)
+
+    start_producer(contextvars.copy_context(), produce)
+    while queue.get() is not None:
+        pass
 
 
 def per_step_us(func: Any, number: int) -> float:
@@ -55,6 +74,7 @@ def main() -> None:
     stream = per_step_us(lambda: list(chain.stream(0)), n)
     stream_noop = per_step_us(lambda: list(chain.stream(0, noop)), n)  # type: ignore[arg-type]
     stream_events = per_step_us(lambda: list(chain.stream_events(0)), n)
+    bare_hand_off = per_step_us(hand_off, n)
 
     otel = {"callbacks": [OpenTelemetryCallbackHandler(NoOpTracerProvider())]}
     bare = per_step_us(lambda: chain.invoke(0), scaled(20_000, 20))
@@ -66,6 +86,7 @@ def main() -> None:
         [
             row("stream_events vs stream", stream_events, stream, "µs", ratio_at_most=5),
             row("stream with a no-op handler (machinery)", stream_noop, stream, "µs"),
+            row("  the thread hand-off alone", bare_hand_off, stream, "µs"),
             row("invoke, OTel (no-op tracer), added", traced - bare, None, "µs", at_most=3),
             row("  of which: callbacks, no-op handler", machinery - bare, None, "µs"),
             row("  of which: OTel handler itself", traced - machinery, None, "µs", at_most=3),

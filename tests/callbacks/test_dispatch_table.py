@@ -118,3 +118,20 @@ def test_a_raising_hook_is_logged_under_its_event(caplog: pytest.LogCaptureFixtu
     with caplog.at_level(logging.WARNING, logger="leanchain.callbacks"):
         assert RunnableLambda(add_one).invoke(1, {"callbacks": [Broken()]}) == 2
     assert caplog.messages == ["Error in Broken.on_chain_end callback: KeyError('end broke')"]
+
+
+def test_a_hook_replaced_on_the_class_after_use_is_the_one_called(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Swapped(Ends):
+        pass
+
+    handler = Swapped()
+    RunnableLambda(add_one).invoke(1, {"callbacks": [handler]})
+
+    def doubled(self: Ends, outputs: Any, **kwargs: Any) -> None:
+        self.outputs.append(outputs * 2)
+
+    monkeypatch.setattr(Swapped, "on_chain_end", doubled)
+    RunnableLambda(add_one).invoke(1, {"callbacks": [handler]})
+    assert handler.outputs == [2, 4]

@@ -1,9 +1,9 @@
 """Which handlers want which event, and calling them.
 
-A handler pays only for the hooks it overrides. The hooks a handler class overrides are found
-once per class, as plain functions; a run tree's handlers are resolved once, at its root,
-into a table from event name to the ``(handler, hook)`` pairs that want it (``ignore_*``
-flags are read then), and a hook is called as ``hook(handler, ...)``: no method is bound.
+A handler pays only for the hooks it overrides. Which hooks a handler class overrides is found
+once per class; a run tree's handlers are resolved once, at its root, into a table from event
+name to the ``(handler, hook)`` pairs that want it (``ignore_*`` flags and the class's current
+functions are read then), and a hook is called as ``hook(handler, ...)``: no method is bound.
 The whole tree shares that table, so an event that no handler wants costs one dict lookup:
 no keyword dict, no calls. A hook that a handler inherits from `BaseCallbackHandler` does
 nothing, so skipping it changes nothing.
@@ -71,15 +71,15 @@ Table: TypeAlias = dict[str, Entries]
 
 _EVENT_NAMES = frozenset(EVENTS)
 _NOOP = {name: vars(BaseCallbackHandler)[name] for name in EVENTS}
-_Hooks: TypeAlias = tuple[tuple[str | None, tuple[tuple[str, Callable[..., Any] | None], ...]], ...]
-"""Hooks grouped by the ``ignore_*`` flag that silences them; a hook that is not a plain
-function (``None``) is looked up on each handler."""
+_Hooks: TypeAlias = tuple[tuple[str | None, tuple[tuple[str, bool], ...]], ...]
+"""Hook names grouped by the ``ignore_*`` flag that silences them, each with whether the class
+defines it as a plain function (else it is looked up on each handler)."""
 _hooks_of: dict[type, _Hooks] = {}
 
 
-def _group(hooks: Sequence[tuple[str, Callable[..., Any] | None]]) -> _Hooks:
+def _group(hooks: Sequence[tuple[str, bool]]) -> _Hooks:
     """`hooks` grouped by the ``ignore_*`` flag that silences them (``None``: no flag)."""
-    groups: dict[str | None, list[tuple[str, Callable[..., Any] | None]]] = {}
+    groups: dict[str | None, list[tuple[str, bool]]] = {}
     for hook in hooks:
         groups.setdefault(_IGNORE_FLAG.get(hook[0]), []).append(hook)
     return tuple((flag, tuple(group)) for flag, group in groups.items())
@@ -95,13 +95,13 @@ def _overridden(cls: type) -> _Hooks:
         if _resolves_dynamically(cls):
             # A handler that answers hooks through __getattr__/__getattribute__ (a recorder
             # of every event, a proxy) cannot be read statically: it gets every event.
-            hooks: list[tuple[str, Callable[..., Any] | None]] = [(n, None) for n in EVENTS]
+            hooks: list[tuple[str, bool]] = [(n, False) for n in EVENTS]
         else:
             hooks = []
             for name in EVENTS:
                 hook = inspect.getattr_static(cls, name, None)
                 if hook is not None and hook is not _NOOP[name]:
-                    hooks.append((name, hook if isinstance(hook, FunctionType) else None))
+                    hooks.append((name, isinstance(hook, FunctionType)))
         found = _hooks_of[cls] = _group(hooks)
     return found
 
@@ -132,13 +132,16 @@ def _handler_table(handler: BaseCallbackHandler) -> Table:
     if own and not _EVENT_NAMES.isdisjoint(own):
         # A hook set on the instance itself (rare) counts too, and wins.
         known = {name for _, group in hooks for name, _ in group}
-        hooks = _group([(n, None) for n in EVENTS if n in known or n in own])
+        hooks = _group([(n, False) for n in EVENTS if n in known or n in own])
+    cls = type(handler)
     table: Table = {}
     for flag, group in hooks:
         if flag is not None and getattr(handler, flag, False):
             continue
-        for name, hook in group:
-            table[name] = ((handler, hook if hook is not None else _looked_up(handler, name)),)
+        for name, plain in group:
+            # Read from the class each time: a hook replaced on the class is the one called.
+            hook = getattr(cls, name) if plain else _looked_up(handler, name)
+            table[name] = ((handler, hook),)
     return table
 
 

@@ -33,7 +33,10 @@ __all__ = ["OpenTelemetryCallbackHandler", "instrument", "uninstrument"]
 
 
 def instrument(
-    tracer_provider: TracerProvider | None = None, *, capture_content: bool = False
+    tracer_provider: TracerProvider | None = None,
+    *,
+    capture_content: bool = False,
+    nested_chain_spans: bool = False,
 ) -> OpenTelemetryCallbackHandler:
     """Turn every run from now on into OpenTelemetry spans; returns the handler doing it.
 
@@ -42,9 +45,15 @@ def instrument(
     Args:
         tracer_provider: where the spans go; ``None`` means the global provider.
         capture_content: also record prompts, completions, tool arguments and results.
+        nested_chain_spans: give chain runs inside other runs their own spans too (by default
+            their children hang under the nearest span).
     """
     uninstrument()
-    handler = OpenTelemetryCallbackHandler(tracer_provider, capture_content=capture_content)
+    handler = OpenTelemetryCallbackHandler(
+        tracer_provider,
+        capture_content=capture_content,
+        nested_chain_spans=nested_chain_spans,
+    )
     add_default_handler(handler)
     return handler
 

@@ -334,13 +334,9 @@ class EventCollector(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        """A token: ``on_chat_model_stream`` with the message chunk."""
-        if chunk is None:
-            from leanchain.messages import AIMessageChunk
-
-            message: Any = AIMessageChunk(content=token)
-        else:
-            message = getattr(chunk, "message", chunk)
+        """A token: ``on_chat_model_stream`` with the message chunk (the text when a model
+        reports no chunk; the core never imports the message types, DESIGN §1)."""
+        message: Any = token if chunk is None else getattr(chunk, "message", chunk)
         self._stream(run_id, message)
 
     def on_llm_end(

@@ -182,7 +182,7 @@ async def test_max_execution_time_with_a_hung_tool(kind: Kind, mode: Mode) -> No
     finally:
         release.set()
     assert result == {"input": "q", "output": STOPPED}
-    assert time.monotonic() - started < 0.7
+    assert time.monotonic() - started < 2.2  # the limit plus scheduling slack; the tool hangs 30 s
 
 
 @pytest.mark.parametrize("mode", MODES)

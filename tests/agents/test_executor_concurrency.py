@@ -208,7 +208,7 @@ async def test_time_limit_holds_when_a_sync_tool_hangs(mode: Mode) -> None:
     finally:
         release.set()
     assert result == {"input": "q", "output": STOPPED, "intermediate_steps": []}
-    assert 0.3 <= elapsed < 0.8
+    assert 0.3 <= elapsed < 2.3  # the limit plus scheduling slack; the tool hangs 30 s
 
 
 async def test_time_limit_cancels_a_hung_async_tool() -> None:
@@ -228,7 +228,7 @@ async def test_time_limit_cancels_a_hung_async_tool() -> None:
     executor = AgentExecutor(agent=ScriptAgent(calls), tools=[ahang], max_execution_time=0.3)
     started = time.monotonic()
     result = await executor.ainvoke({"input": "q"})
-    assert time.monotonic() - started < 0.8
+    assert time.monotonic() - started < 2.3  # the limit plus slack; the tool sleeps 30 s
     assert result == {"input": "q", "output": STOPPED}
     assert cancelled.is_set()
 
@@ -243,7 +243,7 @@ async def test_time_limit_cancels_a_hung_async_agent() -> None:
     executor = AgentExecutor(agent=SlowAgent(), tools=[nap], max_execution_time=0.2)
     started = time.monotonic()
     assert await executor.ainvoke({"input": "q"}) == {"input": "q", "output": STOPPED}
-    assert time.monotonic() - started < 0.7
+    assert time.monotonic() - started < 2.2  # the limit plus slack; the agent sleeps 30 s
 
 
 @pytest.mark.parametrize("mode", MODES)

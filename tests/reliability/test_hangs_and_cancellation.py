@@ -35,8 +35,9 @@ from leanchain.tools import BaseTool, tool
 
 STOPPED = "Agent stopped due to iteration limit or time limit."
 LIMIT = 0.3
-MOMENT = 0.5
-"""How long after the limit a stopped run may take to come back (scheduling slack only)."""
+MOMENT = 2.0
+"""How long after the limit a stopped run may take to come back: scheduling slack only, wide
+enough for a loaded CI machine and still far below the 30 s a hung tool would hold the run."""
 
 Mode = Literal["invoke", "ainvoke", "stream", "astream"]
 

@@ -13,6 +13,7 @@ EXPECTED = [
     "AgentFinish",
     "AgentStep",
     "ToolAgentAction",
+    "create_json_chat_agent",
     "create_openai_tools_agent",
     "create_react_agent",
     "create_structured_chat_agent",

@@ -661,6 +661,7 @@ def test_exports() -> None:
 
     assert sorted(factories.__all__) == [
         "AgentRunnable",
+        "create_json_chat_agent",
         "create_openai_tools_agent",
         "create_react_agent",
         "create_structured_chat_agent",
@@ -668,9 +669,11 @@ def test_exports() -> None:
         "create_xml_agent",
     ]
     assert sorted(prompts.__all__) == [
+        "JSON_CHAT_PROMPT",
         "OPENAI_TOOLS_PROMPT",
         "REACT_PROMPT",
         "STRUCTURED_CHAT_PROMPT",
+        "TEMPLATE_TOOL_RESPONSE",
         "TOOL_CALLING_PROMPT",
         "XML_PROMPT",
     ]

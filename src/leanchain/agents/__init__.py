@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from leanchain.agents.executor import AgentExecutor
 from leanchain.agents.factories import (
+    create_json_chat_agent,
     create_openai_tools_agent,
     create_react_agent,
     create_structured_chat_agent,
@@ -26,6 +27,7 @@ __all__ = [
     "AgentFinish",
     "AgentStep",
     "ToolAgentAction",
+    "create_json_chat_agent",
     "create_openai_tools_agent",
     "create_react_agent",
     "create_structured_chat_agent",

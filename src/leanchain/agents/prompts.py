@@ -11,6 +11,10 @@ factories fill ``tools`` and ``tool_names`` in, and the agent fills ``agent_scra
 | `REACT_PROMPT` | ``create_react_agent`` | ``tools``, ``tool_names``, ``input``, ``agent_scratchpad`` (text) |
 | `STRUCTURED_CHAT_PROMPT` | ``create_structured_chat_agent`` | ``tools``, ``tool_names``, ``input``, ``agent_scratchpad`` (text); optional ``chat_history`` (messages) |
 | `XML_PROMPT` | ``create_xml_agent`` | ``tools``, ``input``, ``agent_scratchpad`` (text); ``chat_history`` (text, ``""`` by default) |
+| `JSON_CHAT_PROMPT` | ``create_json_chat_agent`` | ``tools``, ``tool_names``, ``input``, ``agent_scratchpad`` (messages); optional ``chat_history`` (messages) |
+
+`TEMPLATE_TOOL_RESPONSE` is the JSON chat agent's default ``template_tool_response``: the human
+message that carries each tool's result back to the model.
 """  # noqa: E501
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from leanchain.agents.output_parsers.react_single_input import FORMAT_INSTRUCTIO
 from leanchain.prompts import ChatPromptTemplate, MessagesPlaceholder, PromptTemplate
 
 __all__ = [
+    "JSON_CHAT_PROMPT",
     "OPENAI_TOOLS_PROMPT",
     "REACT_PROMPT",
     "STRUCTURED_CHAT_PROMPT",
+    "TEMPLATE_TOOL_RESPONSE",
     "TOOL_CALLING_PROMPT",
     "XML_PROMPT",
 ]
@@ -158,3 +164,73 @@ XML_PROMPT: Final = PromptTemplate(XML_TEMPLATE, partial_variables={"chat_histor
 """One text prompt: the tools, the ``<tool>``/``<tool_input>``/``<observation>``/
 ``<final_answer>`` protocol with examples, the previous conversation (``chat_history``, a
 string, empty unless given), ``Question: {input}`` and the XML scratchpad."""
+
+JSON_CHAT_SYSTEM: Final = """You are a helpful assistant. Answer the user as helpfully and \
+accurately as you can.
+
+TOOLS
+-----
+You can have one of these tools run, to find information that helps you answer:
+
+{tools}
+
+RESPONSE FORMAT
+---------------
+Always reply with a markdown code snippet holding one JSON blob with a single action, in one \
+of two forms.
+
+To use a tool:
+
+```json
+{{
+    "action": "$TOOL_NAME",
+    "action_input": $INPUT
+}}
+```
+
+where $TOOL_NAME is one of: {tool_names}; and $INPUT is the tool's input: a string, or an \
+object for a tool that takes several arguments. The tool's response comes back to you in the \
+next message.
+
+To answer the user:
+
+```json
+{{
+    "action": "Final Answer",
+    "action_input": "your answer to the user"
+}}
+```"""
+
+JSON_CHAT_HUMAN: Final = (
+    "{input}\n\n"
+    "(Reply with a markdown code snippet holding one JSON blob with a single action, and "
+    "nothing else.)"
+)
+
+JSON_CHAT_PROMPT: Final = ChatPromptTemplate(
+    [
+        ("system", JSON_CHAT_SYSTEM),
+        MessagesPlaceholder("chat_history", optional=True),
+        ("human", JSON_CHAT_HUMAN),
+        MessagesPlaceholder("agent_scratchpad"),
+    ]
+)
+"""A system message with the tools (``{tools}``, ``{tool_names}``) and the JSON-blob protocol,
+optional ``chat_history``, a human message with ``{input}`` and a reminder to answer with one
+JSON blob, then the steps so far as messages (``agent_scratchpad``: each reply, then the tool's
+response in `TEMPLATE_TOOL_RESPONSE`). LangChain's hub prompt ``hwchase17/react-chat-json`` has
+the same variables and roles."""
+
+TEMPLATE_TOOL_RESPONSE: Final = """TOOL RESPONSE:
+--------------
+{observation}
+
+USER'S INPUT
+------------
+Now reply to my last message. If you use information from the tool responses, state it \
+explicitly, without naming the tools: I cannot see the tool responses. Reply only with a \
+markdown code snippet holding one JSON blob with a single action, even if you simply want to \
+answer me."""
+"""The human message after each step of a JSON chat agent: the tool's response under a
+heading, then a reminder to answer the user's last message with one JSON blob. ``{observation}``
+is its only variable."""

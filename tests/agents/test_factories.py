@@ -661,7 +661,6 @@ def test_exports() -> None:
 
     assert sorted(factories.__all__) == [
         "AgentRunnable",
-        "create_json_chat_agent",
         "create_openai_tools_agent",
         "create_react_agent",
         "create_structured_chat_agent",

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from leanchain.agents._json_chat import create_json_chat_agent
 from leanchain.agents.executor import AgentExecutor
 from leanchain.agents.factories import (
-    create_json_chat_agent,
     create_openai_tools_agent,
     create_react_agent,
     create_structured_chat_agent,

@@ -1,4 +1,4 @@
-"""The six ``create_*_agent`` factories, over one four-stage assembly.
+"""The ``create_*_agent`` factories, over one four-stage assembly.
 
 Every agent is ``RunnablePassthrough.assign(agent_scratchpad=format(intermediate_steps)) |
 prompt | llm step | parser``; the factories differ only in those four choices (DESIGN §3):
@@ -10,7 +10,7 @@ prompt | llm step | parser``; the factories differ only in those four choices (D
 | `create_react_agent` | text log | ``tools``, ``tool_names``, ``agent_scratchpad`` | stop ``"\\nObservation"`` | `ReActSingleInputOutputParser` |
 | `create_structured_chat_agent` | text log | ``tools``, ``tool_names``, ``agent_scratchpad`` | stop ``"\\nObservation"`` | `JSONAgentOutputParser` |
 | `create_xml_agent` | XML log | ``tools``, ``agent_scratchpad`` | stop ``"</tool_input>"`` | `XMLAgentOutputParser` |
-| `create_json_chat_agent` | AI/human messages | ``tools``, ``tool_names``, ``agent_scratchpad`` | stop ``"\\nObservation"`` | `JSONAgentOutputParser` |
+| `create_json_chat_agent` (in ``_json_chat``) | AI/human messages | ``tools``, ``tool_names``, ``agent_scratchpad`` | stop ``"\\nObservation"`` | `JSONAgentOutputParser` |
 
 The result is an `AgentRunnable`: a `RunnableSequence` of those four steps that also keeps
 its parts, so that the executor's "generate" early stopping can make one more model call with
@@ -20,12 +20,10 @@ no tools (`AgentRunnable.build_final_answer_chain`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any, Final, TypeAlias
 
 from leanchain.agents._agent_runnable import AgentRunnable, Decision
 from leanchain.agents.format_scratchpad import (
-    format_log_to_messages,
     format_log_to_str,
     format_to_openai_tool_messages,
     format_to_tool_messages,
@@ -39,19 +37,17 @@ from leanchain.agents.output_parsers import (
     ToolsAgentOutputParser,
     XMLAgentOutputParser,
 )
-from leanchain.agents.prompts import TEMPLATE_TOOL_RESPONSE
 from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import AgentConfigurationError
 from leanchain.messages import BaseMessage
 from leanchain.output_parsers import BaseOutputParser
-from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate, get_template_variables
+from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate
 from leanchain.runnables import Runnable
 from leanchain.tools import BaseTool, convert_to_openai_tool, render_text_description
 from leanchain.tools import render_text_description_and_args as render_with_args
 
 __all__ = [
     "AgentRunnable",
-    "create_json_chat_agent",
     "create_openai_tools_agent",
     "create_react_agent",
     "create_structured_chat_agent",
@@ -75,10 +71,6 @@ REACT_FINAL_ANSWER: Final = (
 STRUCTURED_CHAT_FINAL_ANSWER: Final = (
     "I have reached the limit of steps, so I must not use any more tools. I will now reply "
     'with the "Final Answer" action, giving my best answer based on the observations above.\n'
-)
-JSON_CHAT_FINAL_ANSWER: Final = (
-    "You have reached the limit of steps, so you must not use any more tools. Reply now with "
-    'the "Final Answer" action, giving your best answer based on the tool responses above.'
 )
 XML_FINAL_ANSWER: Final = (
     "\nYou have reached the limit of steps, so you must not use any more tools. Give your best "
@@ -334,66 +326,3 @@ def create_xml_agent(
         tools=tools,
         tools_renderer=tools_renderer,
     )
-
-
-def create_json_chat_agent(
-    llm: Runnable[Any, Any],
-    tools: Sequence[BaseTool],
-    prompt: ChatPromptTemplate,
-    stop_sequence: bool | list[str] = True,
-    tools_renderer: ToolsRenderer = render_text_description,
-    template_tool_response: str = TEMPLATE_TOOL_RESPONSE,
-) -> AgentRunnable[SingleDecision]:
-    """A chat agent that picks one tool per step with a JSON blob; each tool's response comes
-    back as a human message.
-
-    Args:
-        llm: the model.
-        tools: the tools, described to the model as text.
-        prompt: a chat prompt with ``tools``, ``tool_names`` and an ``agent_scratchpad``
-            messages placeholder; ``tools`` and ``tool_names`` are filled in here.
-        stop_sequence: True stops the model at ``"\\nObservation"``, a list at those
-            sequences, False not at all.
-        tools_renderer: tools → the ``tools`` text.
-        template_tool_response: the text of the human message after each step;
-            ``{observation}`` is replaced by the tool's response, and is its only variable.
-
-    Raises:
-        AgentConfigurationError: the prompt lacks a required variable, or
-            `template_tool_response` lacks ``{observation}`` or has other variables.
-        TemplateValidationError: `template_tool_response` is not a safe template.
-    """
-    _check_tool_response(template_tool_response)
-    return _assemble(
-        llm=llm,
-        prompt=prompt,
-        required={"tools", "tool_names", "agent_scratchpad"},
-        llm_step=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
-        final_llm=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
-        format_scratchpad=partial(
-            format_log_to_messages, template_tool_response=template_tool_response
-        ),
-        output_parser=JSONAgentOutputParser(),
-        final_instruction=JSON_CHAT_FINAL_ANSWER,
-        tools=tools,
-        tools_renderer=tools_renderer,
-    )
-
-
-def _check_tool_response(template: str) -> None:
-    """Fail at build time, not at the first step, on a tool-response template that cannot fill.
-
-    Raises:
-        AgentConfigurationError: ``{observation}`` is missing, or other variables are used.
-    """
-    variables = get_template_variables(template)
-    if "observation" not in variables:
-        raise AgentConfigurationError(
-            "Template tool response missing required variable 'observation'"
-        )
-    if len(variables) > 1:
-        others = ", ".join(repr(name) for name in variables if name != "observation")
-        raise AgentConfigurationError(
-            f"Template tool response may only use the variable 'observation', got {{{others}}}; "
-            "write literal braces doubled: '{{' and '}}'"
-        )

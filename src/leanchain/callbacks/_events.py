@@ -13,7 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
-from leanchain.callbacks._runs import run_id_str
+from leanchain.callbacks._run_ids import run_id_str
 from leanchain.callbacks.base import BaseCallbackHandler
 
 __all__ = ["EventCollector"]

@@ -10,13 +10,11 @@ between.
 
 from __future__ import annotations
 
-import itertools
-import os
 from collections.abc import Sequence
-from random import getrandbits as _getrandbits
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
-from uuid import UUID, SafeUUID
+from uuid import UUID
 
+from leanchain.callbacks import _run_ids
 from leanchain.callbacks._dispatch import (
     Table,
     acall_handlers,
@@ -28,6 +26,7 @@ from leanchain.callbacks._dispatch import (
     is_coroutine,
     run_coroutine,
 )
+from leanchain.callbacks._run_ids import UNKNOWN_SAFETY, set_uuid_int, set_uuid_safety
 from leanchain.callbacks.base import BaseCallbackHandler
 
 if TYPE_CHECKING:
@@ -41,38 +40,10 @@ __all__ = [
     "atell_start",
     "make_run",
     "merge_callbacks",
-    "new_run_id",
-    "run_id_str",
     "tell_start",
 ]
 
-_UNKNOWN_SAFETY = SafeUUID.unknown  # an enum member lookup runs Python code each time
 _new_object = object.__new__
-# The slots' own setters: `UUID.__setattr__` refuses, and `object.__setattr__` costs 3x more.
-_set_uuid_int = UUID.__dict__["int"].__set__
-_set_uuid_safety = UUID.__dict__["is_safe"].__set__
-_UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48)) & ((1 << 128) - 1)
-_UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
-_COUNTER_BITS = 48  # the node field: the version and variant bits stay above it
-_COUNTER_MASK = (1 << _COUNTER_BITS) - 1
-
-_prefix = 0
-_prefix_high = 0
-_prefix_str = ""
-_counter = itertools.count(1)
-
-
-def _draw_prefix() -> None:
-    """Draw this process's random id prefix (again in a forked child: no shared ids)."""
-    global _prefix, _prefix_high, _prefix_str, _counter
-    _prefix = ((_getrandbits(128) & _UUID4_CLEAR) | _UUID4_SET) & ~_COUNTER_MASK
-    _prefix_high = _prefix >> _COUNTER_BITS
-    _prefix_str = str(UUID(int=_prefix))[:24]
-    _counter = itertools.count(1)
-
-
-_draw_prefix()
-os.register_at_fork(after_in_child=_draw_prefix)
 
 RunType: TypeAlias = Literal["chain", "prompt", "parser", "chat_model", "tool", "agent"]
 
@@ -134,28 +105,6 @@ def merge_callbacks(left: Callbacks, right: Callbacks) -> Callbacks:
     if isinstance(right, CallbackManager):
         return CallbackManager((*left, *right.handlers), right.parent_run_id, right.tags)
     return [*left, *right]
-
-
-def new_run_id() -> UUID:
-    """A version 4 run id: 74 random bits drawn once per process, then a 48-bit counter.
-
-    Run ids name runs, they guard nothing: unique is what they must be, and a counter is
-    cheaper than drawing 128 bits (`uuid4` reads the OS entropy pool, which costs as much
-    as a whole traced step). The shared prefix also makes `run_id_str` cheap.
-    """
-    # What `UUID.__init__` itself ends with, minus its argument checks (a fifth of the cost).
-    run_id: UUID = _new_object(UUID)
-    _set_uuid_int(run_id, _prefix | next(_counter))
-    _set_uuid_safety(run_id, _UNKNOWN_SAFETY)
-    return run_id
-
-
-def run_id_str(run_id: UUID) -> str:
-    """``str(run_id)``, at a third of the cost for the ids made by `new_run_id`."""
-    value = run_id.int
-    if value >> _COUNTER_BITS == _prefix_high:
-        return _prefix_str + "%012x" % (value & _COUNTER_MASK)
-    return str(run_id)
 
 
 class RunManager:
@@ -343,12 +292,12 @@ def make_run(
     metadata a copy of the config's."""
     inheritable = list(inherited_tags) if inherited_tags else []
     metadata = config.get("metadata")
-    # One per run, so made without `__init__` and with `new_run_id` written out.
+    # One per run, so made without `__init__` and with `new_run_id` written out (`_run_ids`).
     run: RunManager = _new_object(RunManager)
     if run_id is None:
         run_id = _new_object(UUID)
-        _set_uuid_int(run_id, _prefix | next(_counter))
-        _set_uuid_safety(run_id, _UNKNOWN_SAFETY)
+        set_uuid_int(run_id, next(_run_ids.id_ints))
+        set_uuid_safety(run_id, UNKNOWN_SAFETY)
     run.run_id = run_id
     run.parent_run_id = parent_run_id
     run.handlers = handlers

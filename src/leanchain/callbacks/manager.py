@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks._dispatch import build_table
+from leanchain.callbacks._run_ids import new_run_id
 from leanchain.callbacks._runs import (
     CallbackManager,
     Callbacks,
@@ -23,7 +24,6 @@ from leanchain.callbacks._runs import (
     atell_start,
     make_run,
     merge_callbacks,
-    new_run_id,
     tell_start,
 )
 

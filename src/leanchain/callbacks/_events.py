@@ -12,64 +12,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
+from leanchain.callbacks._event_run import EVENT_NAMES, UNKNOWN, EventRun
 from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
 from leanchain.callbacks._run_ids import run_id_str
 from leanchain.callbacks.base import BaseCallbackHandler
 
 __all__ = ["EventCollector"]
-
-
-_NAMES = {
-    family: (f"on_{family}_start", f"on_{family}_stream", f"on_{family}_end")
-    for family in ("chain", "prompt", "parser", "chat_model", "tool", "llm")
-}
-
-
-_UNKNOWN: Any = object()
-
-
-class _Run:
-    """What the collector remembers of a run between its start and its end."""
-
-    __slots__ = (
-        "events",
-        "id",
-        "include",
-        "inputs",
-        "metadata",
-        "name",
-        "parent_ids",
-        "tags",
-    )
-
-    id: str
-    """The run's id, as events carry it."""
-    name: str
-    """The run's name."""
-    tags: list[str]
-    """The run's tags."""
-    metadata: dict[str, Any]
-    """The run's metadata."""
-    parent_ids: list[str]
-    """The ids of the run's ancestors, root first."""
-    inputs: Any
-    """The run's input (`_UNKNOWN` for a streaming run until it ends)."""
-    include: bool
-    """Whether the run's events pass the filter."""
-    events: tuple[str, str, str]
-    """The names of the run's start, stream and end events."""
-
-    def event(self, name: str, data: Any) -> StreamEvent:
-        """The event `name` of this run, with `data`."""
-        return {
-            "event": name,
-            "name": self.name,
-            "run_id": self.id,
-            "parent_ids": self.parent_ids,
-            "tags": self.tags,
-            "metadata": self.metadata,
-            "data": data,
-        }
 
 
 _new_run = object.__new__
@@ -100,9 +48,9 @@ class EventCollector(BaseCallbackHandler):
         self._send = send
         self._filter = event_filter
         # Keyed by the ids' ints: a `UUID` hashes in Python code, an int in C.
-        self._runs: dict[int, _Run] = {}
+        self._runs: dict[int, EventRun] = {}
         self._root_input = root_input
-        self.root: _Run | None = None
+        self.root: EventRun | None = None
         self._root_id: int | None = None
         self._root_streams = False
         self._tapping: bool | None = None
@@ -120,7 +68,7 @@ class EventCollector(BaseCallbackHandler):
         tags: list[str] | None,
         metadata: dict[str, Any] | None,
         inputs: Any,
-    ) -> _Run:
+    ) -> EventRun:
         if self.closed:
             raise StreamClosed
         runs = self._runs
@@ -138,13 +86,13 @@ class EventCollector(BaseCallbackHandler):
         if metadata is None:
             metadata = {}
         # One per run: made without `__init__`.
-        run: _Run = _new_run(_Run)
+        run: EventRun = _new_run(EventRun)
         run.id = run_id_str(run_id)
         run.name = name
         run.tags = tags
         run.metadata = metadata
         run.parent_ids = parent_ids
-        run.events = events = _NAMES.get(run_type) or _NAMES["chain"]
+        run.events = events = EVENT_NAMES.get(run_type) or EVENT_NAMES["chain"]
         event_filter = self._filter
         run.include = include = event_filter is None or event_filter.includes(name, run_type, tags)
         key = run_id.int
@@ -163,7 +111,7 @@ class EventCollector(BaseCallbackHandler):
                     "parent_ids": parent_ids,
                     "tags": tags,
                     "metadata": metadata,
-                    "data": {} if inputs is _UNKNOWN else {"input": inputs},
+                    "data": {} if inputs is UNKNOWN else {"input": inputs},
                 }
             )
         return run
@@ -177,7 +125,7 @@ class EventCollector(BaseCallbackHandler):
             data: dict[str, Any] = {"output": output}
         else:
             if inputs is None:
-                inputs = {} if run.inputs is _UNKNOWN else run.inputs
+                inputs = {} if run.inputs is UNKNOWN else run.inputs
             data = {"output": output, "input": inputs}
         self._send(
             {
@@ -244,7 +192,7 @@ class EventCollector(BaseCallbackHandler):
     ) -> None:
         """A chain, prompt or parser run started (a streaming run does not know its input)."""
         # `name` and `run_type` are parameters: no keyword dict to fill on every run.
-        if run_type is None or run_type not in _NAMES:
+        if run_type is None or run_type not in EVENT_NAMES:
             run_type = "chain"
         self._start(
             run_id,
@@ -253,7 +201,7 @@ class EventCollector(BaseCallbackHandler):
             run_type,
             tags,
             metadata,
-            _UNKNOWN if type(inputs) is str and not inputs else inputs,
+            UNKNOWN if type(inputs) is str and not inputs else inputs,
         )
 
     def on_chain_stream(

@@ -1,39 +1,26 @@
 """`BaseTool`: a runnable that a model can call by name with arguments that match a schema.
 
-One run is written once, as `_execute` and its async twin `_aexecute`: start the tool run
-(only when someone listens), parse and validate the input, call the tool with the config
-published in the context, turn a handled error into the observation, and wrap the result in
-a `ToolMessage` when the input was a tool call.
+A tool holds its settings and its argument schema, parses and validates an input against that
+schema, and calls its function with the config published in the context. The run around that
+call (callbacks, handled errors as observations, the `ToolMessage` answering a tool call) is
+written once, in `leanchain.tools._runs`.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, TypeAlias, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from leanchain.callbacks.manager import Callbacks, RunManager
-from leanchain.errors import ToolException
 from leanchain.messages import ToolCall
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, _current
-from leanchain.tools._output import (
-    ErrorHandler,
-    check_handler,
-    format_output,
-    handle_tool_error,
-    handle_validation_error,
-    split_artifact,
-)
-from leanchain.tools._runs import (
-    astart_tool_run,
-    call_config,
-    start_tool_run,
-    with_tool_settings,
-)
+from leanchain.tools._output import ErrorHandler, check_handler
+from leanchain.tools._runs import aexecute, call_config, execute
 from leanchain.tools._schema import FunctionInfo, create_schema_from_function, inspect_function
-from leanchain.tools._validation import ToolInputValidationError, validate_args
+from leanchain.tools._validation import validate_args
 
 __all__ = ["ArgsSchema", "BaseTool", "ResponseFormat", "ToolInput", "single_input_parameters"]
 
@@ -312,80 +299,10 @@ class BaseTool(Runnable[ToolInput, Any]):
         finally:
             _current.reset(token)
 
-    # -- one run, written once --------------------------------------------------------------
+    # -- one run, written once (`_runs`) ---------------------------------------------------
 
-    def _run_config(self, config: RunnableConfig | None) -> RunnableConfig:
-        return with_tool_settings(config, self.tags, self.metadata, self.callbacks)
-
-    def _outcome(self, exc: Exception) -> Any:
-        """The observation for a handled error; re-raises an error that is not handled."""
-        if isinstance(exc, (ToolInputValidationError, ValidationError)):
-            if self.handle_validation_error:
-                return handle_validation_error(exc, self.handle_validation_error)
-        elif isinstance(exc, ToolException) and self.handle_tool_error:
-            return handle_tool_error(exc, self.handle_tool_error)
-        raise exc
-
-    def _finish(self, response: Any) -> tuple[Any, Any]:
-        if self.response_format == "content_and_artifact":
-            return split_artifact(response)
-        return response, None
-
-    def _execute(
-        self,
-        tool_input: Any,
-        config: RunnableConfig | None,
-        tool_call_id: str | None,
-        as_message: bool = True,
-    ) -> Any:
-        config = self._run_config(config)
-        run = None
-        if config.get("callbacks"):
-            run = start_tool_run(config, self, tool_input, tool_call_id)
-        status = "success"
-        try:
-            try:
-                child = config if run is None else run.child_config(config)
-                content, artifact = self._finish(self._call(tool_input, child, run))
-            except Exception as exc:
-                content, artifact, status = self._outcome(exc), None, "error"
-            message_id = tool_call_id if as_message else None
-            output = format_output(content, artifact, message_id, self.name, status)
-        except BaseException as exc:
-            if run is not None:
-                run.on_error(exc)
-            raise
-        if run is not None:
-            run.on_end(output)
-        return output
-
-    async def _aexecute(
-        self,
-        tool_input: Any,
-        config: RunnableConfig | None,
-        tool_call_id: str | None,
-        as_message: bool = True,
-    ) -> Any:
-        config = self._run_config(config)
-        run = None
-        if config.get("callbacks"):
-            run = await astart_tool_run(config, self, tool_input, tool_call_id)
-        status = "success"
-        try:
-            try:
-                child = config if run is None else run.child_config(config)
-                content, artifact = self._finish(await self._acall(tool_input, child, run))
-            except Exception as exc:
-                content, artifact, status = self._outcome(exc), None, "error"
-            message_id = tool_call_id if as_message else None
-            output = format_output(content, artifact, message_id, self.name, status)
-        except BaseException as exc:
-            if run is not None:
-                await run.aon_error(exc)
-            raise
-        if run is not None:
-            await run.aon_end(output)
-        return output
+    _execute = execute
+    _aexecute = aexecute
 
     # -- the public entry points ------------------------------------------------------------
 

@@ -1,13 +1,39 @@
-"""Starting a tool run for the callbacks, and the config a tool run sees."""
+"""A tool run, written once: `execute` and its async twin are `BaseTool._execute`/`_aexecute`.
+
+A run starts for the callbacks only when someone listens, calls the tool with a config that
+names the run as parent, turns a handled error into the observation, and wraps the result in
+a `ToolMessage` when the input was a tool call. The config it runs with is the caller's plus
+the tool's own tags, metadata and callbacks.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import ValidationError
 
 from leanchain.callbacks.manager import Callbacks, RunManager, astart_run, start_run
+from leanchain.errors import ToolException
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
+from leanchain.tools._output import (
+    format_output,
+    handle_tool_error,
+    handle_validation_error,
+    split_artifact,
+)
+from leanchain.tools._validation import ToolInputValidationError
 
-__all__ = ["astart_tool_run", "call_config", "start_tool_run", "with_tool_settings"]
+if TYPE_CHECKING:
+    from leanchain.tools._base import BaseTool
+
+__all__ = [
+    "aexecute",
+    "astart_tool_run",
+    "call_config",
+    "execute",
+    "start_tool_run",
+    "with_tool_settings",
+]
 
 
 class _Tool(Protocol):
@@ -90,3 +116,79 @@ def call_config(
     if run_id is not None:
         extra["run_id"] = run_id
     return merge_configs(config, extra) if extra else ensure_config(config)
+
+
+def _outcome(self: BaseTool, exc: Exception) -> Any:
+    """The observation for a handled error; re-raises an error that is not handled."""
+    if isinstance(exc, (ToolInputValidationError, ValidationError)):
+        if self.handle_validation_error:
+            return handle_validation_error(exc, self.handle_validation_error)
+    elif isinstance(exc, ToolException) and self.handle_tool_error:
+        return handle_tool_error(exc, self.handle_tool_error)
+    raise exc
+
+
+def _finish(self: BaseTool, response: Any) -> tuple[Any, Any]:
+    if self.response_format == "content_and_artifact":
+        return split_artifact(response)
+    return response, None
+
+
+def execute(
+    self: BaseTool,
+    tool_input: Any,
+    config: RunnableConfig | None,
+    tool_call_id: str | None,
+    as_message: bool = True,
+) -> Any:
+    """Run `self` on `tool_input`: its output, or a `ToolMessage` answering `tool_call_id`."""
+    config = with_tool_settings(config, self.tags, self.metadata, self.callbacks)
+    run = None
+    if config.get("callbacks"):
+        run = start_tool_run(config, self, tool_input, tool_call_id)
+    status = "success"
+    try:
+        try:
+            child = config if run is None else run.child_config(config)
+            content, artifact = _finish(self, self._call(tool_input, child, run))
+        except Exception as exc:
+            content, artifact, status = _outcome(self, exc), None, "error"
+        message_id = tool_call_id if as_message else None
+        output = format_output(content, artifact, message_id, self.name, status)
+    except BaseException as exc:
+        if run is not None:
+            run.on_error(exc)
+        raise
+    if run is not None:
+        run.on_end(output)
+    return output
+
+
+async def aexecute(
+    self: BaseTool,
+    tool_input: Any,
+    config: RunnableConfig | None,
+    tool_call_id: str | None,
+    as_message: bool = True,
+) -> Any:
+    """Async `execute`."""
+    config = with_tool_settings(config, self.tags, self.metadata, self.callbacks)
+    run = None
+    if config.get("callbacks"):
+        run = await astart_tool_run(config, self, tool_input, tool_call_id)
+    status = "success"
+    try:
+        try:
+            child = config if run is None else run.child_config(config)
+            content, artifact = _finish(self, await self._acall(tool_input, child, run))
+        except Exception as exc:
+            content, artifact, status = _outcome(self, exc), None, "error"
+        message_id = tool_call_id if as_message else None
+        output = format_output(content, artifact, message_id, self.name, status)
+    except BaseException as exc:
+        if run is not None:
+            await run.aon_error(exc)
+        raise
+    if run is not None:
+        await run.aon_end(output)
+    return output

@@ -4,6 +4,8 @@ A subclass implements `_generate` (and, when it can, `_stream`, `_agenerate`, `_
 this class turns those into `invoke`/`ainvoke`/`stream`/`astream`/`batch`, converts the input,
 passes ``stop`` and bound keyword arguments through, and tells the callbacks about the run.
 With no callbacks attached, a call is the conversion of its input and one `_generate`.
+A model class that sets ``client_side_stop`` also has its replies cut at the first stop
+sequence here (`_stop`), whether or not its server honoured ``stop``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
 
 from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.messages import (
@@ -28,6 +30,7 @@ from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config
 
 from ._results import ChatGenerationChunk, ChatResult, LLMResult
+from ._stop import acut_stream, cut_result, cut_stream
 from ._streaming import (
     aemitting,
     as_chunk,
@@ -66,6 +69,14 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
 
     __slots__ = ("disable_streaming", "name")
 
+    client_side_stop: ClassVar[bool] = False
+    """Whether the base class cuts replies at the first stop sequence itself (a class setting).
+
+    The provider models set it: a server may ignore or reject ``stop``. `invoke` then returns
+    the text up to the first marker, and `stream` holds back a tail that could start one and
+    ends at the marker. Off by default, as in LangChain, where stop is the model's own job.
+    """
+
     def __init__(
         self,
         *,
@@ -86,6 +97,10 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     def _identifying_params(self) -> Mapping[str, Any]:
         """The settings that identify this model (model name, temperature, ...)."""
         return {}
+
+    def _client_stop(self, stop: list[str] | None) -> list[str] | None:
+        """The stop sequences a call's reply is cut at: `stop`, else the model's default ones."""
+        return stop
 
     def _generate(
         self,
@@ -263,18 +278,21 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         """
         config = ensure_config(config)
         messages = self._convert_input(input)
-        if not config.get("callbacks"):
-            return reply_of(self._generate(messages, stop=stop, **kwargs))
-        run = start_run(
-            config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
-        )
+        run = None
+        if config.get("callbacks"):
+            run = start_run(
+                config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+            )
         if run is None:
-            return reply_of(self._generate(messages, stop=stop, **kwargs))
+            result = self._generate(messages, stop=stop, **kwargs)
+            return reply_of(self._cut(result, stop) if self.client_side_stop else result)
         try:
             if self._streams_for(run, kwargs):
                 result = self._generate_from_stream(messages, stop, run, kwargs)
             else:
                 result = self._generate(messages, stop=stop, run_manager=run, **kwargs)
+                if self.client_side_stop:
+                    result = self._cut(result, stop)
         except BaseException as exc:
             run.on_error(exc)
             raise
@@ -292,18 +310,21 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         """Async `invoke`: `_agenerate`, which runs `_generate` in a thread unless overridden."""
         config = ensure_config(config)
         messages = self._convert_input(input)
-        if not config.get("callbacks"):
-            return reply_of(await self._agenerate(messages, stop=stop, **kwargs))
-        run = await astart_run(
-            config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
-        )
+        run = None
+        if config.get("callbacks"):
+            run = await astart_run(
+                config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+            )
         if run is None:
-            return reply_of(await self._agenerate(messages, stop=stop, **kwargs))
+            result = await self._agenerate(messages, stop=stop, **kwargs)
+            return reply_of(self._cut(result, stop) if self.client_side_stop else result)
         try:
             if self._streams_for(run, kwargs):
                 result = await self._agenerate_from_stream(messages, stop, run, kwargs)
             else:
                 result = await self._agenerate(messages, stop=stop, run_manager=run, **kwargs)
+                if self.client_side_stop:
+                    result = self._cut(result, stop)
         except BaseException as exc:
             await run.aon_error(exc)
             raise
@@ -317,7 +338,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run: RunManager,
         kwargs: dict[str, Any],
     ) -> ChatResult:
-        chunks = list(emitting(self._stream(messages, stop, run, **kwargs), run))
+        chunks = list(emitting(self._chunks(messages, stop, run, kwargs), run))
         return result_from_chunks(chunks)
 
     async def _agenerate_from_stream(
@@ -328,9 +349,37 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         kwargs: dict[str, Any],
     ) -> ChatResult:
         chunks = [
-            chunk async for chunk in aemitting(self._astream(messages, stop, run, **kwargs), run)
+            chunk async for chunk in aemitting(self._achunks(messages, stop, run, kwargs), run)
         ]
         return result_from_chunks(chunks)
+
+    def _cut(self, result: ChatResult, stop: list[str] | None) -> ChatResult:
+        markers = self._client_stop(stop)
+        return cut_result(result, markers) if markers else result
+
+    def _chunks(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        run: RunManager | None,
+        kwargs: dict[str, Any],
+    ) -> Iterator[ChatGenerationChunk]:
+        """`_stream`'s chunks, cut at the first stop sequence for a ``client_side_stop`` model."""
+        chunks = self._stream(messages, stop, run, **kwargs)
+        markers = self._client_stop(stop) if self.client_side_stop else None
+        return cut_stream(chunks, markers) if markers else chunks
+
+    def _achunks(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        run: RunManager | None,
+        kwargs: dict[str, Any],
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        """Async `_chunks`."""
+        chunks = self._astream(messages, stop, run, **kwargs)
+        markers = self._client_stop(stop) if self.client_side_stop else None
+        return acut_stream(chunks, markers) if markers else chunks
 
     def stream(
         self,
@@ -356,12 +405,12 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
                 config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
             )
         if run is None:
-            for chunk in emitting(self._stream(messages, stop, None, **kwargs), None):
+            for chunk in emitting(self._chunks(messages, stop, None, kwargs), None):
                 yield chunk.message
             return
         seen: list[ChatGenerationChunk] = []
         try:
-            for chunk in emitting(self._stream(messages, stop, run, **kwargs), run):
+            for chunk in emitting(self._chunks(messages, stop, run, kwargs), run):
                 seen.append(chunk)
                 yield chunk.message
         except BaseException as exc:
@@ -389,12 +438,12 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
                 config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
             )
         if run is None:
-            async for chunk in aemitting(self._astream(messages, stop, None, **kwargs), None):
+            async for chunk in aemitting(self._achunks(messages, stop, None, kwargs), None):
                 yield chunk.message
             return
         seen: list[ChatGenerationChunk] = []
         try:
-            async for chunk in aemitting(self._astream(messages, stop, run, **kwargs), run):
+            async for chunk in aemitting(self._achunks(messages, stop, run, kwargs), run):
                 seen.append(chunk)
                 yield chunk.message
         except BaseException as exc:

@@ -35,6 +35,7 @@ from ._base import BaseChatModel, LanguageModelInput, ToolChoice
 from ._chunking import Chunking, splitter, stream_chunks
 from ._fakes import SequentialBatchMixin
 from ._results import ChatGeneration, ChatGenerationChunk, ChatResult
+from ._stop import cut_message
 
 if TYPE_CHECKING:
     from leanchain.runnables.base import Runnable
@@ -78,12 +79,6 @@ class ChatRequest:
             function = tool.get("function")
             names.append(str(function["name"] if isinstance(function, Mapping) else tool["name"]))
         return names
-
-
-def _truncate(text: str, stop: Sequence[str]) -> str:
-    """`text` up to the first occurrence of any stop sequence."""
-    cut = min((i for s in stop if s and (i := text.find(s)) != -1), default=-1)
-    return text if cut < 0 else text[:cut]
 
 
 def _with_ids(message: AIMessage, ids: Iterator[int]) -> AIMessage:
@@ -214,10 +209,9 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
 
     @staticmethod
     def _stopped(reply: AIMessage, stop: list[str] | None) -> AIMessage:
-        if not stop or not isinstance(reply.content, str):
-            return reply
-        text = _truncate(reply.content, stop)
-        return reply if text == reply.content else reply.model_copy(update={"content": text})
+        # Cut before streaming, as a server that honours stop does: the stream then ends with
+        # its own last chunk, usage and tool calls included.
+        return cut_message(reply, stop) if stop else reply
 
     def _generate(
         self,

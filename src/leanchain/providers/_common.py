@@ -73,6 +73,8 @@ class ProviderChatModel(BaseChatModel):
     _provider: ClassVar[str] = ""
     _sdk_name: ClassVar[str] = ""
     _key_env: ClassVar[str] = ""
+    # A server may ignore or reject ``stop`` (pitfalls.md 1C-2): replies are cut here too.
+    client_side_stop: ClassVar[bool] = True
 
     def __init__(
         self,

@@ -22,7 +22,8 @@ any other status                                  ProviderStatusError
 
 ``retryable`` follows the SDKs' own rule (408, 409, 429 and 5xx, overridden by the
 ``x-should-retry`` header). The SDK exception stays reachable as ``__cause__``; the message never
-contains the API key.
+contains the API key. `unsupported_parameter` reads OpenAI's "this model does not take that
+parameter" 400 from it.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from leanchain.errors import (
     StreamError,
 )
 
-__all__ = ["map_provider_error", "scrub"]
+__all__ = ["map_provider_error", "scrub", "unsupported_parameter"]
 
 _LABELS: Final = {"openai": "OpenAI", "anthropic": "Anthropic"}
 _BAD_REQUEST: Final = frozenset({400, 404, 409, 413, 422})
@@ -126,6 +127,23 @@ def map_provider_error(
     _scrub_error(error, secret)
     _scrub_error(exc, secret)  # it is printed too, as the cause
     return error
+
+
+def unsupported_parameter(error: BaseException) -> str | None:
+    """The parameter an OpenAI 400 ``unsupported_parameter`` error names, else ``None``.
+
+    Reasoning models answer so to ``stop`` (and to ``parallel_tool_calls``, ...), with the
+    parameter in the error's ``param``: ``{"error": {"message": "Unsupported parameter: 'stop'
+    is not supported with this model.", "type": "invalid_request_error", "param": "stop",
+    "code": "unsupported_parameter"}}``. `error` is the leanchain error or the SDK's.
+    """
+    cause = error if hasattr(error, "param") else error.__cause__
+    if getattr(cause, "status_code", None) != 400:
+        return None
+    if getattr(cause, "code", None) != "unsupported_parameter":
+        return None
+    param = getattr(cause, "param", None)
+    return param if isinstance(param, str) and param else None
 
 
 def _scrub_error(exc: BaseException, secret: str | None) -> None:

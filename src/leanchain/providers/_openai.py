@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -9,11 +10,12 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import SecretStr
 
 from leanchain.callbacks.manager import RunManager
-from leanchain.errors import StreamError
+from leanchain.errors import BadRequestError, StreamError
 from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
 from leanchain.messages import AIMessage, BaseMessage
 
 from ._common import ProviderChatModel
+from ._errors import unsupported_parameter
 from ._openai_convert import openai_tool_choice, openai_tools, to_openai_messages
 from ._openai_reply import OpenAIStreamReader, message_from_openai
 from ._tool_calls import check_tool_pairing
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from leanchain.tools import ToolLike
 
 __all__ = ["ChatOpenAI"]
+
+logger = logging.getLogger("leanchain.providers")
 
 _OWN_PARAMS: Final = frozenset(
     {
@@ -42,6 +46,10 @@ _OWN_PARAMS: Final = frozenset(
         "top_p",
     }
 )
+
+_DROPPABLE: Final = frozenset({"parallel_tool_calls", "stop", "stream_options"})
+"""What is sent again without when a model answers 400 ``unsupported_parameter`` for it: a
+reply without them is still right (stop sequences are applied client-side)."""
 
 
 class ChatOpenAI(ProviderChatModel):
@@ -65,7 +73,9 @@ class ChatOpenAI(ProviderChatModel):
             servers know).
         max_completion_tokens: the same limit sent under OpenAI's newer name (required by
             o-series models); give one of the two.
-        stop: default stop sequences, used when a call passes none.
+        stop: default stop sequences, used when a call passes none. Replies are cut at them
+            client-side too; a model that rejects ``stop`` (o-series, gpt-5) is asked again
+            without it, and not sent it again.
         timeout: seconds per attempt (default: the SDK's 600 s, 5 s to connect).
         max_retries: retries the SDK makes on 408/409/429/5xx and connection errors;
             leanchain adds none of its own.
@@ -86,6 +96,7 @@ class ChatOpenAI(ProviderChatModel):
 
     __slots__ = (
         "_defaults",
+        "_unsupported",
         "max_completion_tokens",
         "max_tokens",
         "parallel_tool_calls",
@@ -165,6 +176,9 @@ class ChatOpenAI(ProviderChatModel):
             **{key: value for key, value in settings.items() if value is not None},
             **self.model_kwargs,
         }
+        # model name -> parameters it answered 400 unsupported_parameter to; replaced, not
+        # changed, so that a reader never sees it half-updated.
+        self._unsupported: dict[str, frozenset[str]] = {}
 
     @property
     def _llm_type(self) -> str:
@@ -177,6 +191,9 @@ class ChatOpenAI(ProviderChatModel):
     def _make_client(self, *, is_async: bool) -> Any:
         sdk = self._sdk
         return (sdk.AsyncOpenAI if is_async else sdk.OpenAI)(**self._client_kwargs())
+
+    def _client_stop(self, stop: list[str] | None) -> list[str] | None:
+        return stop if stop is not None else self.stop
 
     # -- requests -------------------------------------------------------------------------
 
@@ -220,6 +237,56 @@ class ChatOpenAI(ProviderChatModel):
             params["stream_options"] = {"include_usage": True}
         return params
 
+    def _create(self, params: dict[str, Any]) -> Any:
+        """``create(**params)``; once more without a parameter the model says it does not take."""
+        create = self._sync_client().chat.completions.create
+        if self._unsupported:
+            params = self._supported(params)
+        try:
+            return self._call(create, params)
+        except BadRequestError as error:
+            retry = self._without_rejected(params, error)
+            if retry is None:
+                raise
+        return self._call(create, retry)
+
+    async def _acreate(self, params: dict[str, Any]) -> Any:
+        """Async `_create`."""
+        create = self._async_client().chat.completions.create
+        if self._unsupported:
+            params = self._supported(params)
+        try:
+            return await self._acall(create, params)
+        except BadRequestError as error:
+            retry = self._without_rejected(params, error)
+            if retry is None:
+                raise
+        return await self._acall(create, retry)
+
+    def _supported(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`params` without those this model is known to reject."""
+        rejected = self._unsupported.get(params["model"])
+        if not rejected:
+            return params
+        return {key: value for key, value in params.items() if key not in rejected}
+
+    def _without_rejected(
+        self, params: dict[str, Any], error: BadRequestError
+    ) -> dict[str, Any] | None:
+        """`params` without the one `error` says is unsupported, which is remembered; or
+        ``None`` when `error` is another 400 or names a parameter that must not be dropped."""
+        param = unsupported_parameter(error)
+        if param not in _DROPPABLE or param not in params:
+            return None
+        model = params["model"]
+        with self._lock:
+            rejected = self._unsupported.get(model, frozenset())
+            self._unsupported = {**self._unsupported, model: rejected | {param}}
+        logger.info(
+            "OpenAI model %r does not support %r: sent without it from now on", model, param
+        )
+        return {key: value for key, value in params.items() if key != param}
+
     # -- the BaseChatModel hooks ----------------------------------------------------------
 
     def _generate(
@@ -229,8 +296,7 @@ class ChatOpenAI(ProviderChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        params = self._params(messages, stop, kwargs)
-        completion = self._call(self._sync_client().chat.completions.create, params)
+        completion = self._create(self._params(messages, stop, kwargs))
         return _result(message_from_openai(completion))
 
     async def _agenerate(
@@ -240,8 +306,7 @@ class ChatOpenAI(ProviderChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        params = self._params(messages, stop, kwargs)
-        completion = await self._acall(self._async_client().chat.completions.create, params)
+        completion = await self._acreate(self._params(messages, stop, kwargs))
         return _result(message_from_openai(completion))
 
     def _stream(
@@ -251,8 +316,7 @@ class ChatOpenAI(ProviderChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        params = self._stream_params(messages, stop, kwargs)
-        stream = self._call(self._sync_client().chat.completions.create, params)
+        stream = self._create(self._stream_params(messages, stop, kwargs))
         reader = OpenAIStreamReader()
         with stream:
             for event in self._guard(stream, _request_id(stream)):
@@ -268,8 +332,7 @@ class ChatOpenAI(ProviderChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        params = self._stream_params(messages, stop, kwargs)
-        stream = await self._acall(self._async_client().chat.completions.create, params)
+        stream = await self._acreate(self._stream_params(messages, stop, kwargs))
         reader = OpenAIStreamReader()
         async with stream:
             async for event in self._aguard(stream, _request_id(stream)):

@@ -100,9 +100,12 @@ def stream_error_event(error_type: str | None, message: str) -> bytes:
 
 
 def error_body(
-    status: int, message: str, error_type: str | None, code: str | None
+    status: int, message: str, error_type: str | None, code: str | None, param: str | None = None
 ) -> dict[str, Any]:
-    """The ``{"type": "error", "error": {type, message}}`` body of an error status."""
+    """The ``{"type": "error", "error": {type, message}}`` body of an error status.
+
+    Anthropic's errors name no parameter: ``param`` is not sent.
+    """
     error: dict[str, Any] = {"type": error_type or _error_type(status), "message": message}
     if code is not None:
         error["details"] = {"error_code": code}

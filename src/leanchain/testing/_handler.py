@@ -47,7 +47,12 @@ class _Wire(Protocol):
     def stream_error_event(self, error_type: str | None, message: str) -> bytes: ...
 
     def error_body(
-        self, status: int, message: str, error_type: str | None, code: str | None
+        self,
+        status: int,
+        message: str,
+        error_type: str | None,
+        code: str | None,
+        param: str | None = None,
     ) -> dict[str, Any]: ...
 
 
@@ -122,6 +127,11 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST
 
     def _answer(self, provider: Provider, body: dict[str, Any]) -> None:
+        if provider == "openai":
+            param = self.state.rejected_parameter(body)
+            if param is not None:
+                self._send_error_status(provider, _openai_wire.unsupported_parameter_error(param))
+                return
         item = self.state.take(provider)
         stream = body.get("stream") is True
         if item is None:
@@ -212,7 +222,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_error_status(self, provider: Provider, error: ScriptedError) -> None:
         message = error.message or _DEFAULT_MESSAGES.get(error.status, f"Error {error.status}")
-        body = _WIRES[provider].error_body(error.status, message, error.error_type, error.code)
+        body = _WIRES[provider].error_body(
+            error.status, message, error.error_type, error.code, error.param
+        )
         headers = {**self._id_header(provider), **error.response_headers()}
         self._send_json(error.status, body, headers)
 

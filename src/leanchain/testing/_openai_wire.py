@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from leanchain.testing._script import FinishReason, ScriptedReply, ScriptedUsage
+from leanchain.testing._script import FinishReason, ScriptedError, ScriptedReply, ScriptedUsage
 from leanchain.testing._wire import CREATED, RenderContext, arguments_json, dumps, split
 
-__all__ = ["error_body", "reply_body", "stream_error_event", "stream_events"]
+__all__ = [
+    "error_body",
+    "reply_body",
+    "stream_error_event",
+    "stream_events",
+    "unsupported_parameter_error",
+]
 
 _FINISH: dict[FinishReason, str] = {
     "stop": "stop",
@@ -87,13 +93,24 @@ def stream_events(reply: ScriptedReply, ctx: RenderContext) -> list[bytes]:
     return events
 
 
+def unsupported_parameter_error(param: str) -> ScriptedError:
+    """The 400 OpenAI answers when a model does not take a parameter (``stop`` on o3, ...)."""
+    return ScriptedError(
+        400,
+        f"Unsupported parameter: {param!r} is not supported with this model.",
+        error_type="invalid_request_error",
+        code="unsupported_parameter",
+        param=param,
+    )
+
+
 def stream_error_event(error_type: str | None, message: str) -> bytes:
     """The ``data: {"error": ...}`` event an OpenAI stream fails with mid-way."""
     return _frame(error_body(500, message, error_type, None))
 
 
 def error_body(
-    status: int, message: str, error_type: str | None, code: str | None
+    status: int, message: str, error_type: str | None, code: str | None, param: str | None = None
 ) -> dict[str, Any]:
     """The ``{"error": {message, type, param, code}}`` body of an error status."""
     default_type, default_code = _ERROR_TYPES.get(status, _default_error(status))
@@ -101,7 +118,7 @@ def error_body(
         "error": {
             "message": message,
             "type": error_type or default_type,
-            "param": None,
+            "param": param,
             "code": code if code is not None else default_code,
         }
     }

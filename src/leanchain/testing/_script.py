@@ -146,6 +146,8 @@ class ScriptedError:
         error_type: the body's ``error.type``; ``None`` picks the provider's type for the status
             (e.g. Anthropic ``overloaded_error`` for 529, OpenAI ``server_error`` for 5xx).
         code: OpenAI ``error.code``, or Anthropic ``error.details.error_code``.
+        param: OpenAI ``error.param``, the request parameter the error is about (Anthropic's
+            errors have none).
         retry_after: the ``retry-after`` header: seconds (floats are honoured by both SDKs) or a
             string sent verbatim, such as an HTTP-date.
         retry_after_ms: the ``retry-after-ms`` header; both SDKs prefer it over ``retry-after``.
@@ -158,6 +160,7 @@ class ScriptedError:
     message: str | None = None
     error_type: str | None = None
     code: str | None = None
+    param: str | None = None
     retry_after: float | str | None = None
     retry_after_ms: int | None = None
     should_retry: bool | None = None

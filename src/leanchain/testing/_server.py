@@ -122,6 +122,21 @@ class FakeProviderServer:
                 raise TypeError(f"Expected a ScriptedReply or a fault, got {item!r}")
         self._state.enqueue(items, provider)
 
+    def reject_parameter(self, param: str, *, model: str | None = None) -> None:
+        """Answer OpenAI requests that send ``param`` as a model that does not take it would.
+
+        Such a request (for ``model``, or for any model when ``None``) gets OpenAI's 400
+        ``{"error": {"message": "Unsupported parameter: 'stop' is not supported with this
+        model.", "type": "invalid_request_error", "param": "stop", "code":
+        "unsupported_parameter"}}``, as reasoning models answer ``stop``; it is recorded and
+        consumes no script item. The rule holds until :meth:`reset`.
+
+        Args:
+            param: the top-level request parameter to reject, e.g. ``"stop"``.
+            model: the model name the rule applies to; ``None`` for every model.
+        """
+        self._state.reject(param, model)
+
     @property
     def pending(self) -> tuple[ScriptItem, ...]:
         """The script items no request has consumed yet, in order."""
@@ -137,5 +152,5 @@ class FakeProviderServer:
         return self._state.requests(provider)
 
     def reset(self) -> None:
-        """Forget the script, the recorded requests and the id counters (between tests)."""
+        """Forget the script, the rejection rules, the recorded requests and the id counters."""
         self._state.reset()

@@ -6,6 +6,7 @@ import contextlib
 import socket
 import threading
 from collections import deque
+from typing import Any
 
 from leanchain.testing._recording import RecordedRequest
 from leanchain.testing._script import Provider, ScriptItem
@@ -26,6 +27,7 @@ class ServerState:
         self._script: deque[tuple[Provider | None, ScriptItem]] = deque()
         self._requests: list[RecordedRequest] = []
         self._counters: dict[str, int] = {}
+        self._rejections: list[tuple[str, str | None]] = []
         self._connections: dict[socket.socket, threading.Thread] = {}
 
     def enqueue(self, items: tuple[ScriptItem, ...], provider: Provider | None) -> None:
@@ -40,6 +42,21 @@ class ServerState:
                 if wanted is None or wanted == provider:
                     del self._script[position]
                     return item
+        return None
+
+    def reject(self, param: str, model: str | None) -> None:
+        """Have OpenAI requests for ``model`` (any, for ``None``) that send ``param`` fail."""
+        with self._lock:
+            self._rejections.append((param, model))
+
+    def rejected_parameter(self, body: dict[str, Any]) -> str | None:
+        """The first parameter of ``body`` that a rejection rule matches, or ``None``."""
+        with self._lock:
+            rules = list(self._rejections)
+        model = body.get("model")
+        for param, wanted in rules:
+            if param in body and (wanted is None or wanted == model):
+                return param
         return None
 
     def pending(self) -> tuple[ScriptItem, ...]:
@@ -72,6 +89,7 @@ class ServerState:
             self._script.clear()
             self._requests.clear()
             self._counters.clear()
+            self._rejections.clear()
 
     def wait(self, seconds: float | None) -> bool:
         """Sleep, waking early when the server stops; returns whether it is still running."""

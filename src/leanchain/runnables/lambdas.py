@@ -1,9 +1,11 @@
-"""Plain functions as runnables: `RunnableLambda` and `@chain` (`RunnableGenerator` lives in
-`generator.py`, re-exported here)."""
+"""Plain functions as runnables: `RunnableLambda` and `@chain`.
+
+How the function itself is called lives in `_func_calls`; `RunnableGenerator` lives in
+`generator.py` and is re-exported here.
+"""
 
 from __future__ import annotations
 
-import contextvars
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, cast, overload
@@ -12,9 +14,8 @@ from typing_extensions import TypeVar
 
 from leanchain.callbacks._defaults import DEFAULT_HANDLERS
 from leanchain.callbacks.manager import RunManager, begin_run
-from leanchain.runnables._chunks import afold, fold
 from leanchain.runnables._coerce import _TakesConfig
-from leanchain.runnables._executor import run_in_executor
+from leanchain.runnables._func_calls import acall_func, astream_func, call_func, stream_func
 from leanchain.runnables._plain_runs import invoke_plain, recurse, stream_plain
 from leanchain.runnables._signature import first_param_type, item_keys, lambda_source, return_type
 from leanchain.runnables.base import Input, Output, Runnable
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = ["RunnableGenerator", "RunnableLambda", "chain"]  # RunnableGenerator: re-exported
-
-_SYNC_COROUTINE = "Cannot invoke a coroutine function synchronously.Use `ainvoke` instead."
 
 
 In = TypeVar("In")
@@ -167,28 +166,14 @@ class RunnableLambda(Runnable[Input, Output]):
             return self.name or "RunnableLambda"
         return super().get_name(suffix, name=name or self.name or "RunnableLambda")
 
-    # -- sync -------------------------------------------------------------------------------
+    # -- calling the function (`_func_calls`) -----------------------------------------------
 
-    def _call(self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]) -> Any:
-        func = self.func
-        if func is None:
-            raise TypeError(_SYNC_COROUTINE)
-        token = _current.set(config)
-        try:
-            if self._func_config:
-                output = func(input, config=config, **kwargs)
-            elif kwargs:
-                output = func(input, **kwargs)
-            else:
-                output = func(input)
-            if self._func_gen:
-                output = fold(output)[1]
-        finally:
-            _current.reset(token)
-        if isinstance(output, Runnable):
-            runnable, child = recurse(output, self, input, config)
-            return runnable.invoke(input, child)
-        return output
+    _call = call_func
+    _stream = stream_func
+    _acall = acall_func
+    _astream = astream_func
+
+    # -- sync -------------------------------------------------------------------------------
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Call the function on `input`."""
@@ -266,40 +251,6 @@ class RunnableLambda(Runnable[Input, Output]):
         name = self.name or "RunnableLambda"
         return stream_plain(self, self.func, name, input, config, run, tag)  # type: ignore[arg-type]
 
-    def _stream(
-        self, chunks: Iterator[Any], config: RunnableConfig, kwargs: dict[str, Any]
-    ) -> Iterator[Any]:
-        got, input = fold(chunks)
-        if not got:
-            return
-        func = cast("Callable[..., Any]", self.func)
-        if self._func_config:
-            kwargs = {**kwargs, "config": config}
-        if self._func_gen:
-            if not config:
-                # Nothing to publish: the generator runs as it is, at plain-generator speed.
-                yield from func(input, **kwargs)
-                return
-            ctx = contextvars.copy_context()
-            ctx.run(_current.set, config)
-            gen = ctx.run(func, input, **kwargs)
-            while True:
-                try:
-                    chunk = ctx.run(next, gen)
-                except StopIteration:
-                    return
-                yield chunk
-        token = _current.set(config)
-        try:
-            output = func(input, **kwargs)
-        finally:
-            _current.reset(token)
-        if isinstance(output, Runnable):
-            runnable, child = recurse(output, self, input, config)
-            yield from runnable.stream(input, child)
-        else:
-            yield output
-
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
@@ -318,24 +269,6 @@ class RunnableLambda(Runnable[Input, Output]):
 
     # -- async ------------------------------------------------------------------------------
 
-    async def _acall(self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]) -> Any:
-        if self.afunc is None:
-            return await run_in_executor(self._call, input, config, kwargs)
-        if self._afunc_config:
-            kwargs = {**kwargs, "config": config}
-        token = _current.set(config)
-        try:
-            if inspect.isasyncgenfunction(self.afunc):
-                output = (await afold(cast("AsyncIterator[Any]", self.afunc(input, **kwargs))))[1]
-            else:
-                output = await self.afunc(input, **kwargs)
-        finally:
-            _current.reset(token)
-        if isinstance(output, Runnable):
-            runnable, child = recurse(output, self, input, config)
-            return await runnable.ainvoke(input, child)
-        return output
-
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
@@ -343,30 +276,6 @@ class RunnableLambda(Runnable[Input, Output]):
         return await self._acall_with_config(
             lambda x, cfg, run: self._acall(x, cfg, kwargs), input, config
         )
-
-    async def _astream(
-        self, chunks: AsyncIterator[Any], config: RunnableConfig, kwargs: dict[str, Any]
-    ) -> AsyncIterator[Any]:
-        got, input = await afold(chunks)
-        if not got:
-            return
-        if self.afunc is not None and inspect.isasyncgenfunction(self.afunc):
-            if self._afunc_config:
-                kwargs = {**kwargs, "config": config}
-            token = _current.set(config)
-            try:
-                async for chunk in self.afunc(input, **kwargs):
-                    yield chunk
-            finally:
-                _current.reset(token)
-            return
-        if self.afunc is None and self._func_gen:
-            for chunk in await run_in_executor(
-                lambda: list(self._stream(iter((input,)), config, kwargs))
-            ):
-                yield chunk
-            return
-        yield await self._acall(input, config, kwargs)
 
     def atransform(
         self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any

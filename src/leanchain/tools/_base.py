@@ -299,7 +299,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         finally:
             _current.reset(token)
 
-    # -- one run, written once (`_runs`) ---------------------------------------------------
+    # -- one run, written once (`_runs`) ----------------------------------------------------
 
     _execute = execute
     _aexecute = aexecute

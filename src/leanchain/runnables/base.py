@@ -21,6 +21,7 @@ from collections.abc import (
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
+from leanchain.runnables._abstract import abstract_methods
 from leanchain.runnables._batching import abatch_tasks, batch_tasks
 from leanchain.runnables._chunks import afold, fold
 from leanchain.runnables._coerce import RunnableLike, _TakesConfig, coerce_to_runnable
@@ -59,8 +60,6 @@ Output = TypeVar("Output", covariant=True)
 Out = TypeVar("Out")
 Other = TypeVar("Other")
 
-_ABSTRACT = ("invoke",)
-
 
 class Runnable(Generic[Input, Output]):
     """A unit of work that can be invoked, batched, streamed and composed with ``|``.
@@ -68,25 +67,13 @@ class Runnable(Generic[Input, Output]):
     Runnables are immutable after construction and safe to share between threads and tasks.
     """
 
-    # Not an `abc.ABC`: ``isinstance(x, Runnable)`` runs on every lambda call to spot a
-    # returned runnable, and ABCMeta's check costs four times a plain one. `__init_subclass__`
-    # keeps the "cannot instantiate without `invoke`" guarantee.
+    # Not an `abc.ABC`, for a cheap ``isinstance``; a subclass without `invoke` still cannot
+    # be instantiated (`_abstract`).
     __slots__ = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # ABCMeta's rule: abstract are the class's own abstract methods, plus inherited ones
-        # that it does not override.
-        abstract = {
-            name
-            for name, value in vars(cls).items()
-            if getattr(value, "__isabstractmethod__", False)
-        }
-        for base in cls.__bases__:
-            for name in getattr(base, "__abstractmethods__", ()):
-                if getattr(getattr(cls, name, None), "__isabstractmethod__", False):
-                    abstract.add(name)
-        cls.__abstractmethods__ = frozenset(abstract)  # type: ignore[attr-defined]
+        cls.__abstractmethods__ = abstract_methods(cls)  # type: ignore[attr-defined]
 
     name: str | None = None
     """The name shown in callbacks, events and graphs (defaults to the class name)."""
@@ -521,4 +508,4 @@ class Runnable(Generic[Input, Output]):
         return Graph.of_single(self)
 
 
-Runnable.__abstractmethods__ = frozenset(_ABSTRACT)  # type: ignore[attr-defined]
+Runnable.__abstractmethods__ = abstract_methods(Runnable)  # type: ignore[attr-defined]

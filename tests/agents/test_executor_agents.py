@@ -14,6 +14,7 @@ from test_executor_support import MODES, Mode, chunks, run, tools
 from leanchain.agents import (
     AgentExecutor,
     ToolAgentAction,
+    create_json_chat_agent,
     create_openai_tools_agent,
     create_react_agent,
     create_structured_chat_agent,
@@ -21,6 +22,7 @@ from leanchain.agents import (
     create_xml_agent,
 )
 from leanchain.agents.prompts import (
+    JSON_CHAT_PROMPT,
     REACT_PROMPT,
     STRUCTURED_CHAT_PROMPT,
     TOOL_CALLING_PROMPT,
@@ -82,6 +84,13 @@ KINDS = [
         lambda llm, ts: create_structured_chat_agent(llm, ts, STRUCTURED_CHAT_PROMPT),
         _blob_call,
         lambda a: f'Action:\n```\n{{"action": "Final Answer", "action_input": "{a}"}}\n```',
+        "no blob here",
+    ),
+    Kind(
+        "json-chat",
+        lambda llm, ts: create_json_chat_agent(llm, ts, JSON_CHAT_PROMPT),
+        _blob_call,
+        lambda a: f'```json\n{{"action": "Final Answer", "action_input": "{a}"}}\n```',
         "no blob here",
     ),
     Kind(

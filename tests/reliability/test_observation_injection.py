@@ -23,18 +23,21 @@ from reliability_support import FUZZ, XML_FRAGMENTS, Dice, dice
 from leanchain.agents import (
     AgentAction,
     AgentExecutor,
+    create_json_chat_agent,
     create_openai_tools_agent,
     create_react_agent,
     create_structured_chat_agent,
     create_tool_calling_agent,
     create_xml_agent,
 )
-from leanchain.agents.format_scratchpad import format_log_to_str, format_xml
+from leanchain.agents.format_scratchpad import format_log_to_messages, format_log_to_str, format_xml
 from leanchain.agents.output_parsers import XMLAgentOutputParser
 from leanchain.agents.output_parsers.xml import escape_xml_tags
 from leanchain.agents.prompts import (
+    JSON_CHAT_PROMPT,
     REACT_PROMPT,
     STRUCTURED_CHAT_PROMPT,
+    TEMPLATE_TOOL_RESPONSE,
     TOOL_CALLING_PROMPT,
     XML_PROMPT,
 )
@@ -125,6 +128,13 @@ KINDS = [
         native=False,
     ),
     Kind(
+        "json-chat",
+        lambda llm, ts: create_json_chat_agent(llm, ts, JSON_CHAT_PROMPT),
+        _blob_call,
+        lambda text: f'```json\n{{"action": "Final Answer", "action_input": "{text}"}}\n```',
+        native=False,
+    ),
+    Kind(
         "xml",
         lambda llm, ts: create_xml_agent(llm, ts, XML_PROMPT),
         lambda name, key, value: f"<tool>{name}</tool><tool_input>{value}",
@@ -148,6 +158,10 @@ async def run(executor: AgentExecutor, mode: Mode) -> dict[str, Any]:
     final = chunks[-1]
     steps = [(s.action, s.observation) for c in chunks for s in c.get("steps", ())]
     return {**final, "intermediate_steps": steps}
+
+
+JSON_KINDS = ("structured-chat", "json-chat")
+"""The agents whose tool input is a JSON blob (a dict), like the native tool callers'."""
 
 
 def _text(model: ScriptedChatModel, request: int) -> str:
@@ -176,10 +190,10 @@ async def test_an_observation_is_data_for_the_model_and_never_the_agents_decisio
     assert [(a.tool, a.tool_input, obs) for a, obs in result["intermediate_steps"]] == [
         (
             "lookup",
-            {"query": "x"} if kind.native or kind.name == "structured-chat" else "x",
+            {"query": "x"} if kind.native or kind.name in JSON_KINDS else "x",
             payload,
         ),
-        ("echo", {"text": "y"} if kind.native or kind.name == "structured-chat" else "y", "echo:y"),
+        ("echo", {"text": "y"} if kind.native or kind.name in JSON_KINDS else "y", "echo:y"),
     ]
     # The model saw the observation as data, exactly as the scratchpad writes it.
     step = result["intermediate_steps"][:1]
@@ -196,6 +210,10 @@ async def test_an_observation_is_data_for_the_model_and_never_the_agents_decisio
         assert scratchpad.count("<tool>") == scratchpad.count("<observation>") == 1
         assert scratchpad.count("</observation>") == scratchpad.count("<tool_input>") == 1
         assert f"<observation>{escape_xml_tags(payload)}</observation>" in scratchpad
+    elif kind.name == "json-chat":
+        pad_messages = format_log_to_messages(step, template_tool_response=TEMPLATE_TOOL_RESPONSE)
+        assert model.requests[1].messages[-len(pad_messages) :] == pad_messages
+        assert payload in pad_messages[-1].text
     else:
         assert format_log_to_str(step) in _text(model, 1)
         assert payload in _text(model, 1)
@@ -210,6 +228,11 @@ async def test_an_observation_is_data_for_the_model_and_never_the_agents_decisio
             )
             in model.requests[2].messages
         )
+    elif kind.name == "json-chat":
+        pad_messages = format_log_to_messages(
+            result["intermediate_steps"], template_tool_response=TEMPLATE_TOOL_RESPONSE
+        )
+        assert model.requests[2].messages[-len(pad_messages) :] == pad_messages
     else:
         pad = format_xml if kind.name == "xml" else format_log_to_str
         assert pad(result["intermediate_steps"]) in _text(model, 2)

@@ -285,14 +285,16 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             )
         if run is None:
             result = self._generate(messages, stop=stop, **kwargs)
-            return reply_of(self._cut(result, stop) if self.client_side_stop else result)
+            if self.client_side_stop:
+                result = cut_result(result, self._client_stop(stop))
+            return reply_of(result)
         try:
             if self._streams_for(run, kwargs):
                 result = self._generate_from_stream(messages, stop, run, kwargs)
             else:
                 result = self._generate(messages, stop=stop, run_manager=run, **kwargs)
                 if self.client_side_stop:
-                    result = self._cut(result, stop)
+                    result = cut_result(result, self._client_stop(stop))
         except BaseException as exc:
             run.on_error(exc)
             raise
@@ -317,14 +319,16 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             )
         if run is None:
             result = await self._agenerate(messages, stop=stop, **kwargs)
-            return reply_of(self._cut(result, stop) if self.client_side_stop else result)
+            if self.client_side_stop:
+                result = cut_result(result, self._client_stop(stop))
+            return reply_of(result)
         try:
             if self._streams_for(run, kwargs):
                 result = await self._agenerate_from_stream(messages, stop, run, kwargs)
             else:
                 result = await self._agenerate(messages, stop=stop, run_manager=run, **kwargs)
                 if self.client_side_stop:
-                    result = self._cut(result, stop)
+                    result = cut_result(result, self._client_stop(stop))
         except BaseException as exc:
             await run.aon_error(exc)
             raise
@@ -338,8 +342,8 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run: RunManager,
         kwargs: dict[str, Any],
     ) -> ChatResult:
-        chunks = list(emitting(self._chunks(messages, stop, run, kwargs), run))
-        return result_from_chunks(chunks)
+        chunks = cut_stream(self._stream(messages, stop, run, **kwargs), self._markers(stop))
+        return result_from_chunks(list(emitting(chunks, run)))
 
     async def _agenerate_from_stream(
         self,
@@ -348,38 +352,12 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run: RunManager,
         kwargs: dict[str, Any],
     ) -> ChatResult:
-        chunks = [
-            chunk async for chunk in aemitting(self._achunks(messages, stop, run, kwargs), run)
-        ]
-        return result_from_chunks(chunks)
+        chunks = acut_stream(self._astream(messages, stop, run, **kwargs), self._markers(stop))
+        return result_from_chunks([chunk async for chunk in aemitting(chunks, run)])
 
-    def _cut(self, result: ChatResult, stop: list[str] | None) -> ChatResult:
-        markers = self._client_stop(stop)
-        return cut_result(result, markers) if markers else result
-
-    def _chunks(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None,
-        run: RunManager | None,
-        kwargs: dict[str, Any],
-    ) -> Iterator[ChatGenerationChunk]:
-        """`_stream`'s chunks, cut at the first stop sequence for a ``client_side_stop`` model."""
-        chunks = self._stream(messages, stop, run, **kwargs)
-        markers = self._client_stop(stop) if self.client_side_stop else None
-        return cut_stream(chunks, markers) if markers else chunks
-
-    def _achunks(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None,
-        run: RunManager | None,
-        kwargs: dict[str, Any],
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        """Async `_chunks`."""
-        chunks = self._astream(messages, stop, run, **kwargs)
-        markers = self._client_stop(stop) if self.client_side_stop else None
-        return acut_stream(chunks, markers) if markers else chunks
+    def _markers(self, stop: list[str] | None) -> list[str] | None:
+        """The stop sequences to cut a reply at client-side (``None``: it is not cut)."""
+        return self._client_stop(stop) if self.client_side_stop else None
 
     def stream(
         self,
@@ -404,13 +382,14 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             run = start_run(
                 config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
             )
+        chunks = cut_stream(self._stream(messages, stop, run, **kwargs), self._markers(stop))
         if run is None:
-            for chunk in emitting(self._chunks(messages, stop, None, kwargs), None):
+            for chunk in emitting(chunks, None):
                 yield chunk.message
             return
         seen: list[ChatGenerationChunk] = []
         try:
-            for chunk in emitting(self._chunks(messages, stop, run, kwargs), run):
+            for chunk in emitting(chunks, run):
                 seen.append(chunk)
                 yield chunk.message
         except BaseException as exc:
@@ -437,13 +416,14 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             run = await astart_run(
                 config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
             )
+        chunks = acut_stream(self._astream(messages, stop, run, **kwargs), self._markers(stop))
         if run is None:
-            async for chunk in aemitting(self._achunks(messages, stop, None, kwargs), None):
+            async for chunk in aemitting(chunks, None):
                 yield chunk.message
             return
         seen: list[ChatGenerationChunk] = []
         try:
-            async for chunk in aemitting(self._achunks(messages, stop, run, kwargs), run):
+            async for chunk in aemitting(chunks, run):
                 seen.append(chunk)
                 yield chunk.message
         except BaseException as exc:

@@ -77,8 +77,10 @@ def cut_message(message: AIMessage, stop: Sequence[str]) -> AIMessage:
     return _cut(message, stop)[0]
 
 
-def cut_result(result: ChatResult, stop: Sequence[str]) -> ChatResult:
+def cut_result(result: ChatResult, stop: Sequence[str] | None) -> ChatResult:
     """A `_generate` result with its reply cut at the first stop marker."""
+    if not stop:
+        return result
     generation = result.generations[0]
     message = generation.message
     if not isinstance(message, AIMessage):
@@ -218,9 +220,25 @@ def _only_text(chunk: ChatGenerationChunk) -> bool:
 
 
 def cut_stream(
+    chunks: Iterator[ChatGenerationChunk], stop: Sequence[str] | None
+) -> Iterator[ChatGenerationChunk]:
+    """`chunks` with their text cut at the first stop marker; the stream ends there.
+
+    With no `stop`, `chunks` itself: a stream without stop sequences costs nothing more.
+    """
+    return _cut_stream(chunks, stop) if stop else chunks
+
+
+def acut_stream(
+    chunks: AsyncIterator[ChatGenerationChunk], stop: Sequence[str] | None
+) -> AsyncIterator[ChatGenerationChunk]:
+    """Async `cut_stream`."""
+    return _acut_stream(chunks, stop) if stop else chunks
+
+
+def _cut_stream(
     chunks: Iterator[ChatGenerationChunk], stop: Sequence[str]
 ) -> Iterator[ChatGenerationChunk]:
-    """`chunks` with their text cut at the first stop marker; the stream ends there."""
     scanner = StopScanner(stop)
     message_id: str | None = None
     for chunk in chunks:
@@ -238,10 +256,9 @@ def cut_stream(
         yield rest
 
 
-async def acut_stream(
+async def _acut_stream(
     chunks: AsyncIterator[ChatGenerationChunk], stop: Sequence[str]
 ) -> AsyncIterator[ChatGenerationChunk]:
-    """Async `cut_stream`."""
     scanner = StopScanner(stop)
     message_id: str | None = None
     async for chunk in chunks:

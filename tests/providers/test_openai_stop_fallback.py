@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import openai as openai_sdk
 import pytest
-from providers_support import anthropic, openai
+from providers_support import API_KEY, anthropic, openai
 
 from leanchain.agents import AgentExecutor, create_react_agent
 from leanchain.agents.prompts import REACT_PROMPT
@@ -174,6 +175,25 @@ def test_anthropic_replies_are_cut_too_and_say_which_marker(server: FakeProvider
         "stop_sequence": "\nObservation",
     }
     assert server.requests[0].body["stop_sequences"] == OBS
+
+
+def test_the_server_rule_sends_openais_error_body_until_reset(server: FakeProviderServer) -> None:
+    server.reject_parameter("stop")  # for every model
+    client = openai_sdk.OpenAI(base_url=server.openai_base_url, api_key=API_KEY, max_retries=0)
+    with client, pytest.raises(openai_sdk.BadRequestError) as caught:
+        client.chat.completions.create(model="gpt-5", messages=HI, stop=OBS)  # type: ignore[arg-type]
+    assert caught.value.body == {
+        "message": "Unsupported parameter: 'stop' is not supported with this model.",
+        "type": "invalid_request_error",
+        "param": "stop",
+        "code": "unsupported_parameter",
+    }
+    server.reset()
+    server.enqueue(ScriptedReply(text="ok"))
+    model = openai(server, model="gpt-5")
+    assert model.invoke("hi", stop=OBS).content == "ok"
+    assert [body.get("stop") for body in bodies(server)] == [OBS]
+    assert server.pending == ()
 
 
 # -- what is not retried -----------------------------------------------------------------------

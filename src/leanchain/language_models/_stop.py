@@ -133,6 +133,12 @@ class StopScanner:
 
     def feed(self, text: str) -> str:
         """The text that can be released after this piece (before the marker, once found)."""
+        if not self._held:
+            for first in self._firsts:
+                if first in text:
+                    break
+            else:  # no marker can start in this piece: the usual case, kept cheap
+                return text
         buffer = self._held + text if self._held else text
         found = first_stop(buffer, self._stop)
         end = len(buffer) if found is None else found[0]
@@ -156,14 +162,17 @@ class StopScanner:
 
     def _open_from(self, buffer: str, end: int) -> int:
         """The first position before `end` from which `buffer` is an unfinished marker."""
-        size = len(buffer)
-        firsts = self._firsts
-        for at in range(max(0, size - self._longest + 1), end):
-            if buffer[at] in firsts:
+        low = max(0, len(buffer) - self._longest + 1)
+        found = end
+        for first in self._firsts:  # str.find per first character: most pieces have none
+            at = buffer.find(first, low, found)
+            while at != -1:
                 tail = buffer[at:]
                 if any(len(m) > len(tail) and m.startswith(tail) for m in self._stop):
-                    return at
-        return end
+                    found = at
+                    break
+                at = buffer.find(first, at + 1, found)
+        return found
 
     def step(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk | None:
         """What to send on for `chunk`: itself, its released part, or ``None`` (all held)."""

@@ -253,13 +253,15 @@ def _cut_stream(
     for chunk in chunks:
         message_id = chunk.message.id or message_id
         out = scanner.step(chunk)
-        if out is not None:
-            yield out
         if scanner.marker is not None:
             close = getattr(chunks, "close", None)
             if close is not None:
-                close()  # stop reading: the server may still be writing past the marker
+                close()  # stop reading now: the server may still be writing past the marker
+            if out is not None:
+                yield out
             return
+        if out is not None:
+            yield out
     rest = scanner.rest(message_id)
     if rest is not None:
         yield rest
@@ -273,13 +275,15 @@ async def _acut_stream(
     async for chunk in chunks:
         message_id = chunk.message.id or message_id
         out = scanner.step(chunk)
-        if out is not None:
-            yield out
         if scanner.marker is not None:
             aclose = getattr(chunks, "aclose", None)
             if aclose is not None:
                 await aclose()
+            if out is not None:
+                yield out
             return
+        if out is not None:
+            yield out
     rest = scanner.rest(message_id)
     if rest is not None:
         yield rest

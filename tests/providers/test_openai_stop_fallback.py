@@ -177,6 +177,15 @@ def test_anthropic_replies_are_cut_too_and_say_which_marker(server: FakeProvider
     assert server.requests[0].body["stop_sequences"] == OBS
 
 
+def test_anthropics_default_stop_sequences_cut_the_reply_client_side(
+    server: FakeProviderServer,
+) -> None:
+    model = anthropic(server, stop_sequences=OBS)
+    server.enqueue(ScriptedReply(text=REPLY))
+    assert model.invoke("hi").content == CUT
+    assert server.requests[0].body["stop_sequences"] == OBS
+
+
 def test_the_server_rule_sends_openais_error_body_until_reset(server: FakeProviderServer) -> None:
     server.reject_parameter("stop")  # for every model
     client = openai_sdk.OpenAI(base_url=server.openai_base_url, api_key=API_KEY, max_retries=0)

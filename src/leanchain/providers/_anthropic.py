@@ -153,6 +153,9 @@ class ChatAnthropic(ProviderChatModel):
         sdk = self._sdk
         return (sdk.AsyncAnthropic if is_async else sdk.Anthropic)(**self._client_kwargs())
 
+    def _client_stop(self, stop: list[str] | None) -> list[str] | None:
+        return stop if stop is not None else self.stop_sequences
+
     # -- requests -------------------------------------------------------------------------
 
     def _params(

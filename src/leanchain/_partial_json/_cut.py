@@ -100,20 +100,26 @@ def _drop_comma(text: str, comma: int) -> int:
     return comma
 
 
-def _backslash_run(text: str, lo: int, end: int) -> int:
-    """How many backslashes end ``text[lo:end]``."""
-    if end <= lo or text[end - 1] != "\\":
-        return 0
-    # Growing windows, as in `prev_char`: runs are short, the text before them may be long.
+def _run_start(text: str, lo: int, end: int, chars: str) -> int:
+    """Where the run of ``chars`` that ends ``text[lo:end]`` starts (``end`` if none)."""
+    if end <= lo or text[end - 1] not in chars:
+        return end
+    # Growing windows, as in `prev_char`: runs are short, the text before them may be long,
+    # and stripping all of it would copy it.
     i, size = end, 16
     while i > lo:
         start = max(lo, i - size)
-        kept = len(text[start:i].rstrip("\\"))
+        kept = len(text[start:i].rstrip(chars))
         if kept:
-            return end - start - kept
+            return start + kept
         i = start
         size *= 2
-    return end - lo
+    return lo
+
+
+def _backslash_run(text: str, lo: int, end: int) -> int:
+    """How many backslashes end ``text[lo:end]``."""
+    return end - _run_start(text, lo, end, "\\")
 
 
 def _string_body_end(text: str, lo: int, end: int) -> int:
@@ -156,7 +162,7 @@ def _cut_tail(text: str, scan: ScanState, strict: bool) -> int:
         return _drop_comma(text, end - 1) if scan.stack is not None else end
     if char in _FRAGMENT_CHARS and end == len(text):
         # Only a scalar at the very end may still grow; one followed by space must be whole.
-        f = len(text[:end].rstrip(_FRAGMENT_CHARS))
+        f = _run_start(text, 0, end, _FRAGMENT_CHARS)
         fragment = text[f:end]
         if _NUMBER_PREFIX.fullmatch(fragment):
             number = _NUMBER.match(fragment)

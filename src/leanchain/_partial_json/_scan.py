@@ -28,8 +28,13 @@ class JsonPrefixScan:
     Streaming callers keep the scan of the text so far and resume it when more text arrives,
     so a text fed in many pieces is scanned once overall, not once per piece. A scan also
     remembers the elements of each open container that :meth:`parse` has already read, and
-    the text so far of a string still open, so the next parse decodes only what is new (the
-    containers still open are rebuilt each time: a parse costs their number of elements).
+    the text so far of a string still open, so the next parse decodes only what is new.
+
+    A parse returns a new list or dict for each container still open (one copy of each: its
+    elements so far) and shares the finished values inside them with earlier and later
+    parses; no value it has returned ever changes afterwards. The elements remembered for an
+    open container move to the scan that resumes this one, which extends them in place; were
+    this scan parsed again, or resumed a second time, it would read them from the text anew.
     """
 
     __slots__ = ("depth", "in_string", "memo", "pos", "stack", "string_end", "string_start")
@@ -50,8 +55,10 @@ class JsonPrefixScan:
         self.in_string = in_string
         self.string_start = string_start
         self.string_end = string_end
-        # Opener position -> (comma position, elements before that comma). An entry depends
-        # only on the text before its comma, so it stays true for every longer text.
+        # Opener position -> (comma position, elements before that comma), and string start ->
+        # (end, text decoded up to end). An entry depends only on the text before its comma
+        # (or end), so it stays true for every longer text. A container's elements are this
+        # scan's own, never handed out: parse copies them, and extends them in place.
         self.memo: dict[int, tuple[int, Any]] = {} if memo is None else memo
 
     @classmethod
@@ -111,14 +118,17 @@ class JsonPrefixScan:
                 raise json.JSONDecodeError(f"Unexpected {char!r}: expected {stack[0]!r}", text, i)
         memo: dict[int, tuple[int, Any]] = {}
         if resume is not None and resume.memo:
+            known = resume.memo
             link = stack
             while link is not None:
-                entry = resume.memo.get(link[1])
+                # Taken, not shared: the new scan extends these elements in place, and `pop`
+                # gives them to one scan only, however many resume this one at once.
+                entry = known.pop(link[1], None)
                 if entry is not None:
                     memo[link[1]] = entry
                 link = link[3]
             if in_string:
-                entry = resume.memo.get(start)
+                entry = known.get(start)  # a str: shared as it is
                 if entry is not None:
                     memo[start] = entry
         return cls(pos, stack, depth, in_string, start, end, memo)
@@ -229,18 +239,35 @@ class JsonPrefixScan:
         return part
 
     def _elements(self, text: str, closer: str, start: int, comma: int, strict: bool) -> Any:
-        """A new list (or dict) of the container's elements before its last comma."""
+        """A new list (or dict) of the container's elements before its last comma.
+
+        Only the elements after the remembered comma are decoded; they extend the remembered
+        ones in place (a dict update keeps a repeated key where it first came, with its last
+        value, as the decoder does), so a parse copies each open container once, not twice.
+        """
         if comma < 0:
             return [] if closer == "]" else {}
-        done, elements = self.memo.get(start, (start, [] if closer == "]" else {}))
+        # Held apart while in use: a parse of this scan in another thread meanwhile finds no
+        # entry and reads the elements from the text, never a half-extended collection.
+        entry = self.memo.pop(start, None)
+        done: int = start
+        elements: Any = None
+        if entry is not None and entry[0] <= comma:
+            done, elements = entry
         if done < comma:
             segment = text[done + 1 : comma]
             if not segment.strip(WS):
                 raise json.JSONDecodeError("Expecting value", text, done + 1)
             more = loads_piece(_OPENER[closer] + segment + closer, text, done, strict)
-            elements = elements + more if closer == "]" else {**elements, **more}
-            self.memo[start] = (comma, elements)
-        return list(elements) if closer == "]" else dict(elements)
+            if elements is None:
+                elements = more
+            elif closer == "]":
+                elements.extend(more)
+            else:
+                elements.update(more)
+        value = elements.copy()
+        self.memo[start] = (comma, elements)
+        return value
 
 
 def parse_partial_json(s: str, *, strict: bool = False) -> Any:

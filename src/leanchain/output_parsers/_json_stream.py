@@ -9,6 +9,8 @@ scanned once overall instead of once per chunk (LangChain re-reads the whole rep
 
 The finished parts of successive values are shared, not rebuilt: a value yielded earlier in a
 stream may be part of a later one, so consumers must copy a streamed value before changing it.
+Each value is a new object, as is every container in it that is still open; none of them
+changes once returned.
 """
 
 from __future__ import annotations
@@ -112,8 +114,8 @@ def _partial(text: str) -> Any:
 class JsonReplyReader:
     """Reads one streamed reply: give it the reply so far after each chunk.
 
-    Each call costs about the length of the text added since the last call (plus rebuilding
-    the containers still open), where re-parsing costs the length of the whole reply. A text
+    Each call costs about the length of the text added since the last call (plus one copy of
+    each container still open), where re-parsing costs the length of the whole reply. A text
     that does not extend the previous one starts the reading over.
     """
 

@@ -5,22 +5,31 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import SecretStr
 
 from leanchain.callbacks.manager import RunManager
 from leanchain.errors import BadRequestError, StreamError
-from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
+from leanchain.language_models import ChatGenerationChunk, ChatResult
+from leanchain.language_models._structured import check_method, json_reply_output, tool_call_output
 from leanchain.messages import AIMessage, BaseMessage
 
 from ._common import ProviderChatModel
 from ._errors import unsupported_parameter
-from ._openai_convert import openai_tool_choice, openai_tools, to_openai_messages
-from ._openai_reply import OpenAIStreamReader, message_from_openai
+from ._openai_convert import (
+    openai_response_format,
+    openai_tool_choice,
+    openai_tools,
+    to_openai_messages,
+)
+from ._openai_reply import OpenAIStreamReader, chat_result, message_from_openai, request_id
 from ._tool_calls import check_tool_pairing
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from leanchain.language_models import LanguageModelInput, ToolChoice
     from leanchain.runnables import Runnable
     from leanchain.tools import ToolLike
@@ -46,6 +55,8 @@ _OWN_PARAMS: Final = frozenset(
         "top_p",
     }
 )
+
+_STRUCTURED_METHODS: Final = ("function_calling", "json_schema")
 
 _DROPPABLE: Final = frozenset({"parallel_tool_calls", "stop", "stream_options"})
 """What is sent again without when a model answers 400 ``unsupported_parameter`` for it: a
@@ -297,7 +308,7 @@ class ChatOpenAI(ProviderChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         completion = self._create(self._params(messages, stop, kwargs))
-        return _result(message_from_openai(completion))
+        return chat_result(message_from_openai(completion))
 
     async def _agenerate(
         self,
@@ -307,7 +318,7 @@ class ChatOpenAI(ProviderChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         completion = await self._acreate(self._params(messages, stop, kwargs))
-        return _result(message_from_openai(completion))
+        return chat_result(message_from_openai(completion))
 
     def _stream(
         self,
@@ -319,7 +330,7 @@ class ChatOpenAI(ProviderChatModel):
         stream = self._create(self._stream_params(messages, stop, kwargs))
         reader = OpenAIStreamReader()
         with stream:
-            for event in self._guard(stream, _request_id(stream)):
+            for event in self._guard(stream, request_id(stream)):
                 chunk = reader.read(event)
                 if chunk is not None:
                     yield ChatGenerationChunk(message=chunk)
@@ -335,7 +346,7 @@ class ChatOpenAI(ProviderChatModel):
         stream = await self._acreate(self._stream_params(messages, stop, kwargs))
         reader = OpenAIStreamReader()
         async with stream:
-            async for event in self._aguard(stream, _request_id(stream)):
+            async for event in self._aguard(stream, request_id(stream)):
                 chunk = reader.read(event)
                 if chunk is not None:
                     yield ChatGenerationChunk(message=chunk)
@@ -343,7 +354,7 @@ class ChatOpenAI(ProviderChatModel):
 
     def _last(self, reader: OpenAIStreamReader, stream: Any) -> ChatGenerationChunk:
         if reader.finish_reason is None:
-            raise self._incomplete(_request_id(stream))
+            raise self._incomplete(request_id(stream))
         return ChatGenerationChunk(
             message=reader.finish(), generation_info={"finish_reason": reader.finish_reason}
         )
@@ -391,14 +402,33 @@ class ChatOpenAI(ProviderChatModel):
             kwargs["parallel_tool_calls"] = parallel_tool_calls
         return self.bind(tools=formatted, **kwargs)
 
+    def with_structured_output(
+        self,
+        schema: type[BaseModel] | type[Any] | Mapping[str, Any],
+        *,
+        include_raw: bool = False,
+        method: str = "function_calling",
+        strict: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, Any]:
+        """This model answering with an instance of `schema` (see `BaseChatModel`).
 
-def _request_id(stream: Any) -> str | None:
-    response = getattr(stream, "response", None)
-    return response.headers.get("x-request-id") if response is not None else None
+        Args:
+            schema: a pydantic model, a TypedDict or a JSON schema dict (for ``json_schema``
+                also a ready-made ``response_format``).
+            include_raw: return ``{"raw", "parsed", "parsing_error"}`` instead of raising.
+            method: ``"function_calling"`` (a forced tool call) or ``"json_schema"`` (a JSON
+                reply, asked for with ``response_format``; a refusal is a parsing error).
+            strict: ``True`` asks for OpenAI's strict schema adherence (schema rewritten to
+                its rules); ``None`` leaves it out.
 
-
-def _result(message: AIMessage) -> ChatResult:
-    finish = message.response_metadata.get("finish_reason")
-    return ChatResult(
-        generations=[ChatGeneration(message=message, generation_info={"finish_reason": finish})]
-    )
+        Raises:
+            ValueError: unknown keyword arguments, method or schema.
+        """
+        if kwargs:
+            raise ValueError(f"Received unsupported arguments {kwargs}")
+        check_method(self, method, _STRUCTURED_METHODS)
+        if method == "json_schema":
+            request = partial(openai_response_format, strict=strict)
+            return json_reply_output(self, schema, include_raw=include_raw, request=request)
+        return tool_call_output(self, schema, include_raw=include_raw, strict=strict)

@@ -2,7 +2,8 @@
 
 One dict per message, in place; AI tool calls with JSON-string ``arguments`` and ``content:
 null`` when there is no text (never null without tool calls); one ``tool`` message per result.
-Tools and ``tool_choice`` are written in OpenAI's form too.
+Tools, ``tool_choice`` and the ``json_schema`` ``response_format`` are written in OpenAI's form
+too.
 """
 
 from __future__ import annotations
@@ -20,11 +21,16 @@ from leanchain.messages import (
     SystemMessage,
     ToolMessage,
 )
-from leanchain.tools import convert_to_openai_tool
+from leanchain.tools import convert_to_openai_function, convert_to_openai_tool
 
 from ._content import read_image, text_blocks
 
-__all__ = ["openai_tool_choice", "openai_tools", "to_openai_messages"]
+__all__ = [
+    "openai_response_format",
+    "openai_tool_choice",
+    "openai_tools",
+    "to_openai_messages",
+]
 
 _CHOICE_WORDS: Final = {"auto": "auto", "none": "none", "required": "required", "any": "required"}
 
@@ -193,3 +199,54 @@ def _names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
         if isinstance(name, str):
             names.append(name)
     return names
+
+
+def openai_response_format(
+    schema: Any, *, strict: bool | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The schema's name and ``{"response_format": {"type": "json_schema", ...}}`` for it.
+
+    `schema` is a pydantic model class, a TypedDict class or a JSON schema dict (named by its
+    ``title``); its name and description come out as for a tool. A ready-made response format
+    (``{"type": "json_schema", "json_schema": {...}}``, or just its ``{"name", "schema"}``
+    part) is sent as it is.
+
+    Args:
+        schema: what the reply must fit.
+        strict: ``True`` asks for OpenAI's strict schema adherence, with the schema rewritten
+            to its rules (``additionalProperties: false`` and every property required, at
+            every level); ``False`` sends ``"strict": false``; ``None`` leaves it out.
+
+    Raises:
+        ValueError: `schema` cannot be converted, or `strict` is given with a ready-made
+            response format.
+    """
+    ready = _ready_made(schema)
+    if ready is not None:
+        if strict is not None:
+            raise ValueError(
+                "strict is not applied to a ready-made response_format: set "
+                "json_schema['strict'] in it instead"
+            )
+        return str(ready["json_schema"].get("name", "json_schema")), {"response_format": ready}
+    function = convert_to_openai_function(schema, strict=strict)
+    json_schema: dict[str, Any] = {"name": function["name"]}
+    if function.get("description"):
+        json_schema["description"] = function["description"]
+    json_schema["schema"] = function.get("parameters", {"type": "object", "properties": {}})
+    if strict is not None:
+        json_schema["strict"] = strict
+    return function["name"], {
+        "response_format": {"type": "json_schema", "json_schema": json_schema}
+    }
+
+
+def _ready_made(schema: Any) -> dict[str, Any] | None:
+    """`schema` as a whole ``json_schema`` response format, if it already is (part of) one."""
+    if not isinstance(schema, Mapping):
+        return None
+    if schema.get("type") == "json_schema" and isinstance(schema.get("json_schema"), Mapping):
+        return dict(schema)
+    if isinstance(schema.get("name"), str) and isinstance(schema.get("schema"), Mapping):
+        return {"type": "json_schema", "json_schema": dict(schema)}
+    return None

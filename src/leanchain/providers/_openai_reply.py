@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from leanchain.language_models import ChatGeneration, ChatResult
 from leanchain.messages import (
     AIMessage,
     AIMessageChunk,
@@ -26,7 +27,14 @@ from leanchain.messages import (
 
 from ._content import text_chunk
 
-__all__ = ["OpenAIStreamReader", "message_from_openai", "response_metadata", "usage_from_openai"]
+__all__ = [
+    "OpenAIStreamReader",
+    "chat_result",
+    "message_from_openai",
+    "request_id",
+    "response_metadata",
+    "usage_from_openai",
+]
 
 
 def usage_from_openai(usage: Any) -> UsageMetadata | None:
@@ -128,6 +136,20 @@ def message_from_openai(completion: Any) -> AIMessage:
     )
 
 
+def chat_result(message: AIMessage) -> ChatResult:
+    """The `ChatResult` of one answer, its finish reason in ``generation_info``."""
+    finish = message.response_metadata.get("finish_reason")
+    return ChatResult(
+        generations=[ChatGeneration(message=message, generation_info={"finish_reason": finish})]
+    )
+
+
+def request_id(stream: Any) -> str | None:
+    """The ``x-request-id`` of a stream's response, if the server sent one."""
+    response = getattr(stream, "response", None)
+    return response.headers.get("x-request-id") if response is not None else None
+
+
 class OpenAIStreamReader:
     """Turns the ``ChatCompletionChunk``s of one stream into `AIMessageChunk`s.
 
@@ -164,7 +186,12 @@ class OpenAIStreamReader:
         if delta.tool_calls:
             chunks = self._tool_chunks(delta.tool_calls)
             return AIMessageChunk(content=content or "", tool_call_chunks=chunks, id=self.id)
-        return text_chunk(content, self.id) if content else None
+        if content:
+            return text_chunk(content, self.id)
+        refusal = delta.refusal  # a structured-output refusal streams in its own field
+        if refusal:
+            return AIMessageChunk(content="", additional_kwargs={"refusal": refusal}, id=self.id)
+        return None
 
     def _tool_chunks(self, deltas: Sequence[Any]) -> list[ToolCallChunk]:
         chunks = []

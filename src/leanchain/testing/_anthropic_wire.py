@@ -14,8 +14,8 @@ __all__ = ["error_body", "reply_body", "stream_error_event", "stream_events"]
 def reply_body(reply: ScriptedReply, ctx: RenderContext) -> dict[str, Any]:
     """The ``message`` JSON of a non-stream answer."""
     content: list[dict[str, Any]] = []
-    if reply.text:
-        content.append({"type": "text", "text": reply.text})
+    if reply.text or reply.refusal:
+        content.append({"type": "text", "text": reply.text or reply.refusal})
     content.extend(
         {"type": "tool_use", "id": call_id, "name": call.name, "input": _input(call)}
         for call, call_id in zip(reply.tool_calls, ctx.tool_ids, strict=True)
@@ -52,8 +52,8 @@ def stream_events(reply: ScriptedReply, ctx: RenderContext, *, ping: bool) -> li
     }
     events = [_event("message_start", {"message": message})]
     blocks: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-    if reply.text:
-        pieces = split(reply.text, ctx.chunk_size)
+    if reply.text or reply.refusal:
+        pieces = split(reply.text or reply.refusal or "", ctx.chunk_size)
         blocks.append(
             (
                 {"type": "text", "text": ""},
@@ -137,6 +137,8 @@ _STOP_REASONS: dict[FinishReason, str] = {
 
 
 def _stop(reply: ScriptedReply) -> tuple[str, str | None]:
+    if reply.refusal is not None:
+        return "refusal", None
     reason = reply.resolved_finish_reason
     if reason == "stop":
         if reply.stop_sequence is not None:

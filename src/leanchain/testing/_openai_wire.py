@@ -27,10 +27,11 @@ DONE = b"data: [DONE]\n\n"
 
 def reply_body(reply: ScriptedReply, ctx: RenderContext) -> dict[str, Any]:
     """The ``chat.completion`` JSON of a non-stream answer."""
+    refused = reply.refusal is not None
     message: dict[str, Any] = {
         "role": "assistant",
-        "content": reply.text if reply.text or not reply.tool_calls else None,
-        "refusal": None,
+        "content": reply.text if (reply.text or not reply.tool_calls) and not refused else None,
+        "refusal": reply.refusal,
         "annotations": [],
     }
     if reply.tool_calls:
@@ -65,7 +66,10 @@ def stream_events(reply: ScriptedReply, ctx: RenderContext) -> list[bytes]:
     """Every SSE event of a streamed answer, ``data: [DONE]`` last."""
     deltas: list[dict[str, Any]] = []
     role: dict[str, Any] = {"role": "assistant", "content": "", "refusal": None}
-    if reply.text or not reply.tool_calls:
+    if reply.refusal is not None:
+        deltas.append({"role": "assistant", "content": None, "refusal": ""})
+        deltas.extend({"refusal": piece} for piece in split(reply.refusal, ctx.chunk_size))
+    elif reply.text or not reply.tool_calls:
         deltas.append(role)
         deltas.extend({"content": piece} for piece in split(reply.text, ctx.chunk_size))
     for index, (call, call_id) in enumerate(zip(reply.tool_calls, ctx.tool_ids, strict=True)):

@@ -107,6 +107,10 @@ class ScriptedReply:
         delay: seconds to wait before sending the status line (to test client timeouts).
         chunk_size: characters per streamed text delta or argument fragment; ``None`` uses the
             server's default.
+        refusal: the model refuses, with this explanation, instead of answering: OpenAI sends
+            it as ``message.refusal`` (streamed as ``delta.refusal`` pieces) with a null
+            ``content``; Anthropic as the text with ``stop_reason: "refusal"``. It is an answer
+            of its own: give it without `text` or `tool_calls`.
     """
 
     text: str = ""
@@ -117,9 +121,14 @@ class ScriptedReply:
     model: str | None = None
     delay: float = 0.0
     chunk_size: int | None = None
+    refusal: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
+        if self.refusal is not None and (self.text or self.tool_calls):
+            raise ValueError(
+                "A refusal is an answer of its own: give it without text or tool_calls"
+            )
         if self.stop_sequence is not None and self.finish_reason not in (None, "stop"):
             raise ValueError(
                 f"stop_sequence needs finish_reason 'stop' or None, got {self.finish_reason!r}"

@@ -1,6 +1,7 @@
 """Messages exchanged with chat models, their streamed chunks, and the helpers around them.
 
-Layer 1: depends on nothing in leanchain but ``leanchain.errors`` and the partial-JSON parser.
+Layer 1: depends on nothing in leanchain but ``leanchain.errors``, the partial-JSON parser and
+(only when a message utility is asked for its runnable form) ``leanchain.runnables``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from ._convert import (
     messages_from_dict,
     messages_to_dict,
 )
+from ._filter import filter_messages
 from ._merge import Content, merge_content, merge_dicts, merge_lists, merge_obj
+from ._merge_runs import merge_message_runs
+from ._openai import convert_to_openai_messages
+from ._select import MessageTypes
 from ._simple import (
     ChatMessage,
     ChatMessageChunk,
@@ -40,6 +45,7 @@ from ._tool import (
     tool_call,
     tool_call_chunk,
 )
+from ._trim import SupportsTokenCount, TokenCounter, trim_messages
 from ._usage import (
     InputTokenDetails,
     OutputTokenDetails,
@@ -63,9 +69,12 @@ __all__ = [
     "InputTokenDetails",
     "InvalidToolCall",
     "MessageLikeRepresentation",
+    "MessageTypes",
     "OutputTokenDetails",
+    "SupportsTokenCount",
     "SystemMessage",
     "SystemMessageChunk",
+    "TokenCounter",
     "ToolCall",
     "ToolCallChunk",
     "ToolMessage",
@@ -73,14 +82,17 @@ __all__ = [
     "UsageMetadata",
     "add_usage",
     "convert_to_messages",
+    "convert_to_openai_messages",
     "default_tool_chunk_parser",
     "default_tool_parser",
+    "filter_messages",
     "get_buffer_string",
     "get_msg_title_repr",
     "invalid_tool_call",
     "merge_content",
     "merge_dicts",
     "merge_lists",
+    "merge_message_runs",
     "merge_obj",
     "message_chunk_to_message",
     "message_to_dict",
@@ -90,4 +102,5 @@ __all__ = [
     "subtract_usage",
     "tool_call",
     "tool_call_chunk",
+    "trim_messages",
 ]

@@ -20,6 +20,22 @@ def test_all_lists_exactly_the_public_names() -> None:
 
 
 def test_design_names_are_exported() -> None:
-    for name in ["BaseOutputParser", "StrOutputParser", "JsonOutputParser", "PydanticOutputParser"]:
+    for name in [
+        "BaseOutputParser",
+        "StrOutputParser",
+        "JsonOutputParser",
+        "PydanticOutputParser",
+        "JsonOutputToolsParser",
+        "JsonOutputKeyToolsParser",
+        "PydanticToolsParser",
+        "ListOutputParser",
+        "CommaSeparatedListOutputParser",
+        "NumberedListOutputParser",
+        "MarkdownListOutputParser",
+        "SimpleJsonOutputParser",
+    ]:
         assert name in leanchain.output_parsers.__all__
     assert leanchain.output_parsers.OutputParserException is OutputParserException
+    assert (
+        leanchain.output_parsers.SimpleJsonOutputParser is leanchain.output_parsers.JsonOutputParser
+    )

@@ -252,8 +252,8 @@ def _standard(where: str, block: Mapping[str, Any]) -> dict[str, Any]:
         kind, "base64 data or a file id"
     )
     raise ValueError(
-        f"Content block at {where} is a {kind} block that OpenAI chat messages cannot carry:"
-        f" they take {kind} blocks given by {supported}. Full content block:\n\n{block}"
+        f"Content block at {where} cannot be sent: OpenAI chat messages take {kind} blocks"
+        f" given by {supported} only. Full content block:\n\n{block}"
     )
 
 

@@ -4,8 +4,10 @@ They read ``AIMessage.tool_calls``, whose arguments the message has already read
 Streamed, the reply so far is an ``AIMessageChunk`` whose calls hold the arguments read as
 far as they go (partial JSON, resumed chunk by chunk by the message itself), and a value is
 yielded each time it changes. Calls whose arguments are not (yet) a JSON object are left out
-while the reply streams; in the finished reply they raise `OutputParserException`, so a
-stream ends with the value `invoke` gives, or raises what `invoke` raises.
+while the reply streams; the finished reply (the stream's last chunk, marked
+``chunk_position="last"``, or a whole ``AIMessage``) is read as `invoke` reads it, where they
+raise `OutputParserException`: a stream ends with the value `invoke` gives, or raises what
+`invoke` raises.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from leanchain.errors import OutputParserException
 from leanchain.messages import (
     AIMessage,
     AIMessageChunk,
+    BaseMessage,
     InvalidToolCall,
     ToolCall,
     message_chunk_to_message,
@@ -40,6 +43,11 @@ def _not_a_message(parser: JsonOutputToolsParser, output: Any) -> OutputParserEx
         f"got {type(output).__name__}: use it after a chat model that supports tool calling",
         llm_output=text,
     )
+
+
+def _finished(message: BaseMessage) -> bool:
+    """Whether `message` is a whole reply: not a chunk, or a stream's last chunk."""
+    return not isinstance(message, AIMessageChunk) or message.chunk_position == "last"
 
 
 def _invalid_calls(invalid: Sequence[InvalidToolCall]) -> OutputParserException:
@@ -84,15 +92,18 @@ class JsonOutputToolsParser(BaseCumulativeTransformOutputParser[Any]):
         self.first_tool_only = first_tool_only
         """Whether to return the first call (or ``None``) instead of the list."""
 
-    def _tool_calls(self, output: Any, partial: bool) -> list[ToolCall]:
-        """The calls of `output` with JSON-object arguments (so far, when `partial`)."""
+    def _tool_calls(self, output: Any, partial: bool) -> tuple[list[ToolCall], bool]:
+        """The calls of `output` with JSON-object arguments, and whether it is still partial.
+
+        A stream's last chunk is a finished reply: it is read as one even when `partial`.
+        """
         message = generation_message(output)
         if message is None:
             raise _not_a_message(self, output)
         if not isinstance(message, AIMessage):
-            return []  # a human or tool message calls no tools (LangChain: [] too)
-        if partial:
-            return message.tool_calls  # the calls still being written are not among them
+            return [], partial  # a human or tool message calls no tools (LangChain: [] too)
+        if partial and not _finished(message):
+            return message.tool_calls, True  # calls still being written are not among them
         if (
             isinstance(message, AIMessageChunk)
             and message.tool_call_chunks
@@ -104,7 +115,7 @@ class JsonOutputToolsParser(BaseCumulativeTransformOutputParser[Any]):
                 message = finished
         if message.invalid_tool_calls:
             raise _invalid_calls(message.invalid_tool_calls)
-        return message.tool_calls
+        return message.tool_calls, False
 
     def _shape(self, call: ToolCall) -> dict[str, Any]:
         if self.return_id:
@@ -117,12 +128,13 @@ class JsonOutputToolsParser(BaseCumulativeTransformOutputParser[Any]):
         Args:
             result: model outputs; the first is read (a message, or a generation with one).
             partial: the reply may still be streaming: leave out calls whose arguments are
-                not a JSON object yet instead of raising.
+                not a JSON object yet instead of raising (unless the reply is finished: a
+                whole message, or a chunk marked ``chunk_position="last"``).
 
         Raises:
             OutputParserException: as the class says.
         """
-        calls = self._tool_calls(result[0], partial)
+        calls, _ = self._tool_calls(result[0], partial)
         if self.first_tool_only:
             return self._shape(calls[0]) if calls else None
         return [self._shape(call) for call in calls]
@@ -137,6 +149,8 @@ class JsonOutputToolsParser(BaseCumulativeTransformOutputParser[Any]):
 
     def _final(self, total: Any, parsed: Any, last: Any) -> Any:
         """The finished reply's value (or its error), when it is not the last one yielded."""
+        if isinstance(total, BaseMessage) and _finished(total):
+            return _NOTHING  # the last chunk was read as a finished reply already
         final = self.parse_result([total])
         return _NOTHING if final is None or final == last else final
 
@@ -191,7 +205,7 @@ class JsonOutputKeyToolsParser(JsonOutputToolsParser):
             OutputParserException: as `JsonOutputToolsParser.parse_result`.
         """
         key = self.key_name
-        calls = [call for call in self._tool_calls(result[0], partial) if call["name"] == key]
+        calls = [call for call in self._tool_calls(result[0], partial)[0] if call["name"] == key]
         if self.first_tool_only:
             if not calls:
                 return None
@@ -261,7 +275,7 @@ class PydanticToolsParser(JsonOutputToolsParser):
                 arguments that do not validate (``"Failed to parse {Model} from tool call
                 {name!r} with arguments {json}. Got: {error}"``).
         """
-        calls = self._tool_calls(result[0], partial)
+        calls, partial = self._tool_calls(result[0], partial)
         if self.first_tool_only:
             calls = calls[:1]
         instances = []

@@ -39,6 +39,18 @@ TokenCounter: TypeAlias = (
 messages), a function of one message (its first parameter annotated ``BaseMessage``), or an
 object with ``get_num_tokens_from_messages``."""
 
+
+class SupportsSplitText(Protocol):
+    """A text splitter object (LangChain's ``TextSplitter``): only ``split_text`` is used."""
+
+    def split_text(self, text: str) -> list[str]:
+        """`text` cut into pieces that join back to it."""
+        ...
+
+
+TextSplitter: TypeAlias = Callable[[str], list[str]] | SupportsSplitText
+"""How `trim_messages` cuts a text for ``allow_partial``."""
+
 Matcher: TypeAlias = Callable[[BaseMessage], bool]
 ListCounter: TypeAlias = Callable[[list[BaseMessage]], int]
 
@@ -66,7 +78,7 @@ def trim_messages(
     end_on: MessageTypes | None = None,
     start_on: MessageTypes | None = None,
     include_system: bool = False,
-    text_splitter: Callable[[str], list[str]] | Any | None = None,
+    text_splitter: TextSplitter | None = None,
 ) -> Runnable[Any, list[BaseMessage]]: ...
 @overload
 def trim_messages(
@@ -79,7 +91,7 @@ def trim_messages(
     end_on: MessageTypes | None = None,
     start_on: MessageTypes | None = None,
     include_system: bool = False,
-    text_splitter: Callable[[str], list[str]] | Any | None = None,
+    text_splitter: TextSplitter | None = None,
 ) -> list[BaseMessage]: ...
 def trim_messages(
     messages: MessagesInput | None = None,
@@ -91,7 +103,7 @@ def trim_messages(
     end_on: MessageTypes | None = None,
     start_on: MessageTypes | None = None,
     include_system: bool = False,
-    text_splitter: Callable[[str], list[str]] | Any | None = None,
+    text_splitter: TextSplitter | None = None,
 ) -> list[BaseMessage] | Runnable[Any, list[BaseMessage]]:
     """The longest start or end of a conversation that fits in `max_tokens`.
 

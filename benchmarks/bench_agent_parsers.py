@@ -1,4 +1,4 @@
-"""Each agent output parser on 1 MiB and 2 MiB of adversarial text.
+"""Each agent output parser (and each list parser) on 1 MiB and 2 MiB of adversarial text.
 
 Goal (issue 4): at most 50 ms per parse of 1 MiB, and a 2 MiB parse at most 2.5x the 1 MiB
 one (linear time: LangChain's ReAct regex backtracked, CVE-2024-58340, and its XML regexes
@@ -23,6 +23,11 @@ from leanchain.agents.output_parsers import (
 )
 from leanchain.errors import OutputParserException
 from leanchain.messages import AIMessage
+from leanchain.output_parsers import (
+    CommaSeparatedListOutputParser,
+    MarkdownListOutputParser,
+    NumberedListOutputParser,
+)
 
 GOAL_MS = 50.0
 RATIO = 2.5
@@ -42,6 +47,7 @@ def texts(size: int) -> dict[str, tuple[Any, Any]]:
     xml = XMLAgentOutputParser()
     json_parser = JSONAgentOutputParser()
     tools = ToolsAgentOutputParser()
+    numbered, markdown = NumberedListOutputParser(), MarkdownListOutputParser()
     half = size // 2
     return {
         "ReAct 'Action:' repeated": (react, sized("", "Action:", size)),
@@ -71,6 +77,15 @@ def texts(size: int) -> dict[str, tuple[Any, Any]]:
                     {"name": "f", "args": sized('{"a": "', "x", size), "id": "c", "error": None}
                 ],
             ),
+        ),
+        # LangChain's list patterns retry a digit or whitespace run from each of its positions.
+        "numbered list: digit run": (numbered, sized("", "1", size)),
+        "numbered list: '1.1' repeated": (numbered, sized("", "1.1", size)),
+        "markdown list: blank lines": (markdown, sized("", " \t\n", size)),
+        "markdown list: empty bullets": (markdown, sized("", "- \n", size)),
+        "comma list: one quoted value of quotes": (
+            CommaSeparatedListOutputParser(),
+            sized('"', '""', size, '"'),
         ),
     }
 

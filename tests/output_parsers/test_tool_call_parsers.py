@@ -177,6 +177,28 @@ def test_invalid_calls_raise_naming_each_call() -> None:
         assert caught.value.llm_output == "[1, 2]\n"
 
 
+def test_long_arguments_are_cut_short_in_errors() -> None:
+    broken = '{"text": "' + "x" * 5000
+    message = AIMessage("", invalid_tool_calls=[{"name": "f", "args": broken, "id": "c"}])
+    with pytest.raises(OutputParserException) as caught:
+        JsonOutputToolsParser().invoke(message)
+    assert str(caught.value) == (
+        "Tool call 'f' (id 'c'): expected its arguments to be a JSON object, got "
+        f"{broken[:1000]!r}... (5010 characters)"
+    )
+    assert caught.value.llm_output == broken
+    long_args = {"query": 7, "padding": "y" * 2000}
+    message = AIMessage("", tool_calls=[tool_call(name="Search", args=long_args, id="c")])
+    with pytest.raises(OutputParserException) as caught:
+        PydanticToolsParser([Search]).invoke(message)
+    arguments = json.dumps(long_args)
+    assert str(caught.value).startswith(
+        f"Failed to parse Search from tool call 'Search' with arguments {arguments[:1000]!r}... "
+        f"({len(arguments)} characters). Got: 1 validation error for Search"
+    )
+    assert caught.value.llm_output == arguments
+
+
 def test_a_chunk_invoked_is_read_as_a_finished_reply() -> None:
     chunk = AIMessageChunk(
         "", tool_call_chunks=[tool_call_chunk(name="Search", args=CUT_ARGS, id="c9", index=0)]

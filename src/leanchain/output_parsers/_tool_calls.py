@@ -45,6 +45,17 @@ def _not_a_message(parser: JsonOutputToolsParser, output: Any) -> OutputParserEx
     )
 
 
+ECHO_LIMIT = 1000
+"""How much of a call's arguments an error repeats; the rest is counted (as the agents do)."""
+
+
+def _clip(text: str | None) -> str:
+    """`text` as an error quotes it: its repr, cut short past `ECHO_LIMIT` characters."""
+    if text is None or len(text) <= ECHO_LIMIT:
+        return repr(text)
+    return f"{text[:ECHO_LIMIT]!r}... ({len(text)} characters)"
+
+
 def _finished(message: BaseMessage) -> bool:
     """Whether `message` is a whole reply: not a chunk, or a stream's last chunk."""
     return not isinstance(message, AIMessageChunk) or message.chunk_position == "last"
@@ -56,7 +67,7 @@ def _invalid_calls(invalid: Sequence[InvalidToolCall]) -> OutputParserException:
         why = f" ({bad['error']})" if bad["error"] else ""
         lines.append(
             f"Tool call {bad['name']!r} (id {bad['id']!r}): expected its arguments to be a JSON "
-            f"object, got {bad['args']!r}{why}"
+            f"object, got {_clip(bad['args'])}{why}"
         )
     return OutputParserException(
         "\n".join(lines), llm_output="\n".join(bad["args"] or "" for bad in invalid)
@@ -294,9 +305,10 @@ class PydanticToolsParser(JsonOutputToolsParser):
                 if partial:
                     continue
                 arguments = json.dumps(call["args"], ensure_ascii=False)
+                shown = arguments if len(arguments) <= ECHO_LIMIT else _clip(arguments)
                 raise OutputParserException(
                     f"Failed to parse {model.__name__} from tool call {call['name']!r} with "
-                    f"arguments {arguments}. Got: {exc}",
+                    f"arguments {shown}. Got: {exc}",
                     llm_output=arguments,
                 ) from exc
         if self.first_tool_only:

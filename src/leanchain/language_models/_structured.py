@@ -4,7 +4,8 @@ Two ways to ask: a forced call of one tool made from the schema (``"function_cal
 model that can call tools), or a reply whose text is JSON (``"json_schema"``, for models whose
 provider can constrain the reply, such as ChatOpenAI's ``response_format``). Both parsers give
 the same results and errors, and the same ``{"raw", "parsed", "parsing_error"}`` with
-`include_raw`.
+`include_raw`. Streamed, a forced tool call yields its value as the arguments grow
+(``_structured_stream``); a JSON reply, and any reply with `include_raw`, yields it once.
 """
 
 from __future__ import annotations
@@ -238,6 +239,10 @@ def tool_call_output(
 ) -> Runnable[LanguageModelInput, Any]:
     """`model` forced to call one tool made from `schema`, followed by a parser of the call.
 
+    Streamed (without `include_raw`), the value grows with the call's arguments: partial
+    dicts, or for a pydantic schema the instances they validate to; the last value is the one
+    `invoke` returns (see `StructuredToolCallParser`).
+
     Args:
         model: the model.
         schema: a pydantic model class, a TypedDict class or a JSON schema dict.
@@ -259,7 +264,11 @@ def tool_call_output(
     llm = model.bind_tools([schema], tool_choice="any", **bind_kwargs)
     parser_name = "PydanticToolsParser" if is_model else "JsonOutputKeyToolsParser"
     parser = ToolCallOutputParser(tool_name, validate, include_raw=include_raw, name=parser_name)
-    return llm | parser
+    if include_raw:
+        return llm | parser  # one result for the whole reply (LangChain streams none either)
+    from ._structured_stream import StructuredToolCallParser
+
+    return llm | StructuredToolCallParser(parser, partial_instances=is_model)
 
 
 def json_reply_output(

@@ -243,6 +243,26 @@ def test_streams_words_and_marks_the_last_chunk() -> None:
     ]
 
 
+def test_additional_kwargs_ride_on_the_last_chunk_so_the_stream_adds_up_to_the_reply() -> None:
+    reply = AIMessage(content="No thanks.", additional_kwargs={"refusal": "No thanks."})
+    model = ScriptedChatModel([reply, reply])
+    assert list(model.stream("q")) == [
+        AIMessageChunk(content="No"),
+        AIMessageChunk(content=" "),
+        AIMessageChunk(
+            content="thanks.", additional_kwargs={"refusal": "No thanks."}, chunk_position="last"
+        ),
+    ]
+    assert message_chunk_to_message(sum_chunks(model.stream("q"))) == reply
+
+
+def sum_chunks(chunks: Any) -> AIMessageChunk:
+    total, *rest = list(chunks)
+    for chunk in rest:
+        total = total + chunk
+    return total  # type: ignore[no-any-return]
+
+
 @pytest.mark.parametrize(
     ("chunking", "pieces"),
     [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from leanchain.messages import AIMessage, AIMessageChunk, tool_call_chunk
 
@@ -110,16 +110,26 @@ def stream_chunks(
         piece = tool_call_chunk(name=bad["name"], args=bad["args"], id=bad["id"], index=index)
         chunks.append(AIMessageChunk(content="", id=mid, tool_call_chunks=[piece]))
     chunks = mark_last(chunks)
-    if message.response_metadata or message.usage_metadata or message.name or mid:
-        chunks[-1] = chunks[-1].model_copy(
-            update={
-                "response_metadata": message.response_metadata,
-                "usage_metadata": message.usage_metadata,
-                "name": message.name,
-                "id": mid,
-            }
-        )
+    # Without `with_kwargs`, the extra fields ride on the last chunk, as a provider's final
+    # event carries them (a refusal, say); raw tool calls are already the chunks above.
+    extra = {} if with_kwargs else _unstreamed_kwargs(message.additional_kwargs)
+    if message.response_metadata or message.usage_metadata or message.name or mid or extra:
+        update: dict[str, Any] = {
+            "response_metadata": message.response_metadata,
+            "usage_metadata": message.usage_metadata,
+            "name": message.name,
+            "id": mid,
+        }
+        if extra:
+            update["additional_kwargs"] = {**chunks[-1].additional_kwargs, **extra}
+        chunks[-1] = chunks[-1].model_copy(update=update)
     return chunks
+
+
+def _unstreamed_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    if not kwargs:
+        return kwargs
+    return {key: value for key, value in kwargs.items() if key != "tool_calls"}
 
 
 def _kwargs_chunks(message: AIMessage, mid: str | None) -> list[AIMessageChunk]:

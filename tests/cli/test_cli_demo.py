@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -60,6 +62,48 @@ Step 3
 {FINAL}
 """
 
+JSON_CHAT_TRACE = f"""\
+=== json-chat agent (create_json_chat_agent, offline demo model) ===
+Question: {DEMO_QUESTION}
+Step 1
+  | ```json
+  | {{
+  |   "action": "city_facts",
+  |   "action_input": {{
+  |     "city": "Paris"
+  |   }}
+  | }}
+  | ```
+  -> city_facts(city='Paris')
+  <- city_facts: Paris: country France; population 2102650; landmark Eiffel Tower; \
+landmark_height 330 m
+Step 2
+  | ```json
+  | {{
+  |   "action": "convert_units",
+  |   "action_input": {{
+  |     "value": 330,
+  |     "from_unit": "m",
+  |     "to_unit": "ft"
+  |   }}
+  | }}
+  | ```
+  -> convert_units(value=330, from_unit='m', to_unit='ft')
+  <- convert_units: 330 m = 1082.68 ft
+Step 3
+  | ```json
+  | {{
+  |   "action": "calculator",
+  |   "action_input": {{
+  |     "expression": "2102650 / 1082.68"
+  |   }}
+  | }}
+  | ```
+  -> calculator(expression='2102650 / 1082.68')
+  <- calculator: 1942.078915
+{FINAL}
+"""
+
 CALLS = {
     "tool-calling": [
         "-> city_facts(city='Paris', fact='population')",
@@ -73,6 +117,11 @@ CALLS = {
         "-> calculator('2102650 / 1082.68')",
     ],
     "structured-chat": [
+        "-> city_facts(city='Paris')",
+        "-> convert_units(value=330, from_unit='m', to_unit='ft')",
+        "-> calculator(expression='2102650 / 1082.68')",
+    ],
+    "json-chat": [
         "-> city_facts(city='Paris')",
         "-> convert_units(value=330, from_unit='m', to_unit='ft')",
         "-> calculator(expression='2102650 / 1082.68')",
@@ -95,7 +144,8 @@ def _no_colour(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(
-    ("agent_type", "trace"), [("tool-calling", TOOL_CALLING_TRACE), ("xml", XML_TRACE)]
+    ("agent_type", "trace"),
+    [("tool-calling", TOOL_CALLING_TRACE), ("json-chat", JSON_CHAT_TRACE), ("xml", XML_TRACE)],
 )
 def test_exact_trace(agent_type: str, trace: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--agent", agent_type]) == 0
@@ -128,7 +178,7 @@ def test_react_and_structured_chat_show_their_formats(capsys: pytest.CaptureFixt
     assert '  |   "action": "convert_units",\n  |   "action_input": {\n' in structured
 
 
-def test_all_is_the_default_and_runs_the_four_types_in_order(
+def test_all_is_the_default_and_runs_the_five_types_in_order(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["demo"]) == 0
@@ -137,9 +187,10 @@ def test_all_is_the_default_and_runs_the_four_types_in_order(
         "=== tool-calling agent (create_tool_calling_agent, offline demo model) ===",
         "=== react agent (create_react_agent, offline demo model) ===",
         "=== structured-chat agent (create_structured_chat_agent, offline demo model) ===",
+        "=== json-chat agent (create_json_chat_agent, offline demo model) ===",
         "=== xml agent (create_xml_agent, offline demo model) ===",
     ]
-    assert _lines(out, "Final answer:") == [FINAL] * 4
+    assert _lines(out, "Final answer:") == [FINAL] * 5
 
 
 def test_the_built_in_question_may_be_given_explicitly(
@@ -225,3 +276,17 @@ def test_the_tool_calling_model_says_which_tools_are_missing() -> None:
     assert executor.invoke(DEMO_QUESTION)["output"] == (
         "I need the tools ['city_facts'], but they were not offered to me."
     )
+
+
+DOCS_CLI = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+DOCS_DEMO = re.compile(r"^```console\n\$ leanchain demo --agent (\S+)\n(.*?)^```$", re.M | re.S)
+
+
+def test_the_docs_show_what_the_demo_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    shown = DOCS_DEMO.findall(DOCS_CLI.read_text())
+    assert [agent_type for agent_type, _ in shown] == ["tool-calling", "json-chat"]
+    for agent_type, text in shown:
+        assert main(["demo", "--agent", agent_type]) == 0
+        lines = text.splitlines()
+        cut = lines.index("...") if "..." in lines else len(lines)
+        assert capsys.readouterr().out.splitlines()[:cut] == lines[:cut]

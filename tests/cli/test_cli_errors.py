@@ -1,4 +1,4 @@
-"""``leanchain demo`` with real providers: the switch, and one-line errors with exit status 2."""
+"""``leanchain demo`` with real providers: the switch, the prompts sent, one-line errors."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ import socket
 
 import pytest
 
+from leanchain.agents.prompts import JSON_CHAT_PROMPT, TEMPLATE_TOOL_RESPONSE
 from leanchain.cli import main
 from leanchain.cli._demo_models import DEMO_QUESTION
+from leanchain.cli._demo_tools import demo_tools
 from leanchain.testing import FakeProviderServer, ScriptedError, ScriptedReply, ScriptedToolCall
+from leanchain.tools import render_text_description
 
 
 @pytest.fixture(autouse=True)
@@ -203,3 +206,58 @@ def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == "leanchain 0.1.0\n"
     assert main(["demo", "--help"]) == 0
     assert "--base-url URL" in capsys.readouterr().out
+
+
+def test_json_chat_sends_the_real_prompt_and_the_tool_response(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    reply = '```json\n{"action": "convert_units", "action_input": "1 mi to km"}\n```'
+    with FakeProviderServer() as server:
+        server.enqueue(
+            ScriptedReply(text=reply),
+            ScriptedReply(text='{"action": "Final Answer", "action_input": "1.60934 km."}'),
+        )
+        code = main(
+            [
+                "demo",
+                "--agent",
+                "json-chat",
+                "--model",
+                "openai:local-model",
+                "--base-url",
+                server.openai_base_url,
+                "--question",
+                "How many km is a mile?",
+            ]
+        )
+        [first, second] = server.requests
+    assert code == 0
+    assert capsys.readouterr().out == (
+        "=== json-chat agent (create_json_chat_agent, openai:local-model) ===\n"
+        "Question: How many km is a mile?\n"
+        "Step 1\n"
+        "  | ```json\n"
+        '  | {"action": "convert_units", "action_input": "1 mi to km"}\n'
+        "  | ```\n"
+        "  -> convert_units('1 mi to km')\n"
+        "  <- convert_units: 1 mi = 1.60934 km\n"
+        "Final answer: 1.60934 km.\n"
+    )
+    system, human = JSON_CHAT_PROMPT.format_messages(
+        tools=render_text_description(demo_tools()),
+        tool_names="city_facts, convert_units, calculator",
+        input="How many km is a mile?",
+        agent_scratchpad=[],
+    )
+    assert first.body["messages"] == [
+        {"role": "system", "content": system.text},
+        {"role": "user", "content": human.text},
+    ]
+    assert first.body["stop"] == ["\nObservation"]
+    assert second.body["messages"][2:] == [
+        {"role": "assistant", "content": reply},
+        {
+            "role": "user",
+            "content": TEMPLATE_TOOL_RESPONSE.replace("{observation}", "1 mi = 1.60934 km"),
+        },
+    ]

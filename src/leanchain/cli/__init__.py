@@ -35,10 +35,10 @@ def _parser() -> argparse.ArgumentParser:
         "demo",
         help="run the agent types on a multi-step question (offline by default)",
         description=(
-            "Run each agent type (tool calling, ReAct, structured chat, XML) on a multi-step "
-            "question with a calculator, a unit converter and a table of city facts, and "
-            "trace every step. Without --model an offline scripted model answers the "
-            f"built-in question: {DEMO_QUESTION}"
+            "Run each agent type (tool calling, ReAct, structured chat, JSON chat, XML) on a "
+            "multi-step question with a calculator, a unit converter and a table of city "
+            "facts, and trace every step. Without --model an offline scripted model answers "
+            f"the built-in question: {DEMO_QUESTION}"
         ),
     )
     demo.add_argument(

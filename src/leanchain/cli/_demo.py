@@ -11,12 +11,14 @@ from typing import Any, Final, TextIO, TypeAlias
 
 from leanchain.agents import (
     AgentExecutor,
+    create_json_chat_agent,
     create_react_agent,
     create_structured_chat_agent,
     create_tool_calling_agent,
     create_xml_agent,
 )
 from leanchain.agents.prompts import (
+    JSON_CHAT_PROMPT,
     REACT_PROMPT,
     STRUCTURED_CHAT_PROMPT,
     TOOL_CALLING_PROMPT,
@@ -47,6 +49,10 @@ _FACTORIES: Final[dict[str, tuple[str, _Factory]]] = {
     "structured-chat": (
         "create_structured_chat_agent",
         lambda llm, tools: create_structured_chat_agent(llm, tools, STRUCTURED_CHAT_PROMPT),
+    ),
+    "json-chat": (
+        "create_json_chat_agent",
+        lambda llm, tools: create_json_chat_agent(llm, tools, JSON_CHAT_PROMPT),
     ),
     "xml": (
         "create_xml_agent",

@@ -4,12 +4,14 @@ The model answers one built-in question (`DEMO_QUESTION`) in three tool steps: l
 city up, convert the landmark's height to feet, divide. It is not a fixed list of replies:
 before each turn it reads the observations it was given — tool messages for the
 tool-calling agent, the ``Observation:`` lines of a text scratchpad, the ``<observation>``
-tags of the XML one — takes the numbers it needs from them and builds the next tool call
-from those numbers. So the demo truly runs the tools, and a tool that returns something
-unexpected makes the model say so instead of playing on.
+tags of the XML one, the tool-response human messages of the JSON chat one — takes the
+numbers it needs from them and builds the next tool call from those numbers. So the demo
+truly runs the tools, and a tool that returns something unexpected makes the model say so
+instead of playing on.
 
 Each agent type gets its own reply format: native tool calls for tool-calling, ReAct text,
-JSON blobs for structured chat, XML tags for XML.
+JSON blobs for structured chat, a JSON blob alone in a ``json`` code block for JSON chat, XML
+tags for XML.
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from leanchain.language_models import ChatRequest, FunctionChatModel, Reply
-from leanchain.messages import AIMessage, BaseMessage, ToolMessage
+from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 __all__ = ["AGENT_TYPES", "DEMO_ANSWER", "DEMO_QUESTION", "demo_model"]
 
-AGENT_TYPES: Final = ("tool-calling", "react", "structured-chat", "xml")
+AGENT_TYPES: Final = ("tool-calling", "react", "structured-chat", "json-chat", "xml")
 """The agent types the demo runs, in order."""
 
 DEMO_QUESTION: Final = (
@@ -204,6 +206,54 @@ def _structured_chat(messages: list[BaseMessage], request: ChatRequest) -> Reply
     return f"Thought: {turn.thought}\n{_blob(call.tool, call.args)}"
 
 
+def _tool_responses(messages: list[BaseMessage]) -> list[list[str]] | None:
+    """Observations per turn from a JSON chat history; None if the question is not there.
+
+    The scratchpad follows the question's human message: each reply as an AI message, then
+    a human message with the tool's response written into ``TEMPLATE_TOOL_RESPONSE``.
+    """
+    # Imported here: `AGENT_TYPES` is read by every ``leanchain`` command, and the agents
+    # package is needed only once a demo runs.
+    from leanchain.agents.prompts import TEMPLATE_TOOL_RESPONSE
+
+    before, _, after = TEMPLATE_TOOL_RESPONSE.partition("{observation}")
+    start = None
+    for at, message in enumerate(messages):
+        if (
+            isinstance(message, HumanMessage)
+            and DEMO_QUESTION in message.text
+            and not message.text.startswith(before)
+        ):
+            start = at + 1
+    if start is None:
+        return None
+    turns: list[list[str]] = []
+    for message in messages[start:]:
+        if isinstance(message, HumanMessage):
+            text = message.text
+            if text.startswith(before) and text.endswith(after):
+                text = text[len(before) : len(text) - len(after)]
+            turns.append([text])
+    return turns
+
+
+def _json_blob(action: str, action_input: Any) -> str:
+    blob = json.dumps({"action": action, "action_input": action_input}, indent=2)
+    return f"```json\n{blob}\n```"
+
+
+def _json_chat(messages: list[BaseMessage], request: ChatRequest) -> Reply:
+    # The prompt asks for the blob "and nothing else", so the thought stays unsaid.
+    turns = _tool_responses(messages)
+    if turns is None:
+        return _json_blob("Final Answer", _CANNOT)
+    turn = _plan(turns, parallel=False)
+    if turn.answer is not None:
+        return _json_blob("Final Answer", turn.answer)
+    [call] = turn.calls
+    return _json_blob(call.tool, call.args)
+
+
 def _xml(messages: list[BaseMessage], request: ChatRequest) -> Reply:
     turns = _text_turns(messages, _XML_OBSERVATION)
     if turns is None:
@@ -219,6 +269,7 @@ _PLAYERS: Final[dict[str, Callable[[list[BaseMessage], ChatRequest], Reply]]] = 
     "tool-calling": _tool_calling,
     "react": _react,
     "structured-chat": _structured_chat,
+    "json-chat": _json_chat,
     "xml": _xml,
 }
 

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import SecretStr
 
-from leanchain.callbacks.manager import RunManager
-from leanchain.errors import StreamError
-from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
 from leanchain.messages import AIMessage, BaseMessage
 
 from ._anthropic_convert import anthropic_tool_choice, anthropic_tools, to_anthropic_messages
 from ._anthropic_reply import AnthropicStreamReader, message_from_anthropic
-from ._common import ProviderChatModel
-from ._tool_calls import check_tool_pairing, result_from_chunks
+from ._flow import ProviderFlow
+from ._tool_calls import check_tool_pairing
 
 if TYPE_CHECKING:
     from leanchain.language_models import LanguageModelInput, ToolChoice
@@ -35,7 +33,7 @@ _OWN_PARAMS: Final = frozenset(
 )
 
 
-class ChatAnthropic(ProviderChatModel):
+class ChatAnthropic(ProviderFlow):
     """A chat model served by the Anthropic Messages API.
 
     Example::
@@ -83,6 +81,12 @@ class ChatAnthropic(ProviderChatModel):
     _provider = "anthropic"
     _sdk_name = "anthropic"
     _key_env = "ANTHROPIC_API_KEY"
+    _reason_key = "stop_reason"
+    _stream_end = "message_stop"
+    _endpoint = attrgetter("messages.create")
+    _message = staticmethod(message_from_anthropic)
+    _reader = AnthropicStreamReader
+    _request_id_header = "request-id"
 
     def __init__(
         self,
@@ -195,87 +199,6 @@ class ChatAnthropic(ProviderChatModel):
     def _must_stream(self, params: dict[str, Any]) -> bool:
         return self.timeout is None and params["max_tokens"] > _NON_STREAMING_MAX_TOKENS
 
-    # -- the BaseChatModel hooks ----------------------------------------------------------
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: RunManager | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        params = self._params(messages, stop, kwargs)
-        if self._must_stream(params):
-            return result_from_chunks(list(self._stream_params(params)))
-        message = self._call(self._sync_client().messages.create, params)
-        return _result(message_from_anthropic(message))
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: RunManager | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        params = self._params(messages, stop, kwargs)
-        if self._must_stream(params):
-            return result_from_chunks([chunk async for chunk in self._astream_params(params)])
-        message = await self._acall(self._async_client().messages.create, params)
-        return _result(message_from_anthropic(message))
-
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: RunManager | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        return self._stream_params(self._params(messages, stop, kwargs))
-
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: RunManager | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        async for chunk in self._astream_params(self._params(messages, stop, kwargs)):
-            yield chunk
-
-    def _stream_params(self, params: dict[str, Any]) -> Iterator[ChatGenerationChunk]:
-        stream = self._call(self._sync_client().messages.create, {**params, "stream": True})
-        reader = AnthropicStreamReader()
-        with stream:
-            for event in self._guard(stream, _request_id(stream)):
-                chunk = reader.read(event)
-                if chunk is not None:
-                    yield ChatGenerationChunk(message=chunk)
-        yield self._last(reader, stream)
-
-    async def _astream_params(self, params: dict[str, Any]) -> AsyncIterator[ChatGenerationChunk]:
-        client = self._async_client()
-        stream = await self._acall(client.messages.create, {**params, "stream": True})
-        reader = AnthropicStreamReader()
-        async with stream:
-            async for event in self._aguard(stream, _request_id(stream)):
-                chunk = reader.read(event)
-                if chunk is not None:
-                    yield ChatGenerationChunk(message=chunk)
-        yield self._last(reader, stream)
-
-    def _last(self, reader: AnthropicStreamReader, stream: Any) -> ChatGenerationChunk:
-        if not reader.stopped:
-            raise StreamError(
-                "Anthropic stream ended before the answer was complete (no message_stop arrived)",
-                provider="anthropic",
-                status_code=200,
-                retryable=True,
-                request_id=_request_id(stream),
-            )
-        return ChatGenerationChunk(
-            message=reader.finish(), generation_info={"stop_reason": reader.stop_reason}
-        )
-
     # -- tools ----------------------------------------------------------------------------
 
     def bind_tools(
@@ -309,15 +232,3 @@ class ChatAnthropic(ProviderChatModel):
         if parallel_tool_calls is not None:
             kwargs["parallel_tool_calls"] = parallel_tool_calls
         return self.bind(tools=formatted, **kwargs)
-
-
-def _request_id(stream: Any) -> str | None:
-    response = getattr(stream, "response", None)
-    return response.headers.get("request-id") if response is not None else None
-
-
-def _result(message: AIMessage) -> ChatResult:
-    stop_reason = message.response_metadata.get("stop_reason")
-    return ChatResult(
-        generations=[ChatGeneration(message=message, generation_info={"stop_reason": stop_reason})]
-    )

@@ -177,6 +177,11 @@ class AnthropicStreamReader:
         self.stopped = False
         self._slots: dict[int, int] = {}  # content block index -> tool-call ordinal
 
+    @property
+    def complete(self) -> bool:
+        """Whether ``message_stop`` arrived (a stream without it was cut short)."""
+        return self.stopped
+
     def read(self, event: Any) -> AIMessageChunk | None:
         """The chunk for one stream event, or ``None``."""
         kind = event.type

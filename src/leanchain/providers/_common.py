@@ -1,9 +1,9 @@
-"""What ChatOpenAI and ChatAnthropic share: settings, the secret key, lazy clients, error mapping.
+"""What ChatOpenAI and ChatAnthropic hold alike: settings, the secret key, lazy SDK clients.
 
 The SDK module is imported when a model object is created (never at ``import
 leanchain.providers``); its client is built on first use, once per model object (and, for the
 async client, once per event loop, because an ``httpx2`` async connection pool belongs to the
-loop that opened it).
+loop that opened it). What a call does with them is `ProviderFlow`'s (``_flow.py``).
 """
 
 from __future__ import annotations
@@ -14,27 +14,17 @@ import importlib
 import os
 import threading
 import weakref
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Iterator,
-    Mapping,
-)
+from collections.abc import AsyncGenerator, Mapping
 from types import ModuleType
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import SecretStr
 
-from leanchain.errors import ProviderError
 from leanchain.language_models import BaseChatModel
 
-from ._errors import map_provider_error
+from ._rejected import RejectedParameters
 
 __all__ = ["ProviderChatModel", "env_secret"]
-
-T = TypeVar("T")
 
 
 def env_secret(value: str | SecretStr | None, env: str) -> SecretStr | None:
@@ -51,15 +41,17 @@ def env_secret(value: str | SecretStr | None, env: str) -> SecretStr | None:
 
 
 class ProviderChatModel(BaseChatModel):
-    """The base of the provider adapters: settings, key, clients and error translation.
+    """The base of the provider adapters: settings, key and clients.
 
-    Subclasses set ``_provider``, ``_sdk_name``, ``_key_env`` and implement `_make_client`.
+    Subclasses set ``_provider``, ``_sdk_name``, ``_key_env`` (and ``_droppable``) and
+    implement `_make_client`.
     """
 
     __slots__ = (
         "_async_clients",
         "_client",
         "_lock",
+        "_rejected",
         "_sdk",
         "api_key",
         "base_url",
@@ -73,6 +65,8 @@ class ProviderChatModel(BaseChatModel):
     _provider: ClassVar[str] = ""
     _sdk_name: ClassVar[str] = ""
     _key_env: ClassVar[str] = ""
+    _droppable: ClassVar[frozenset[str]] = frozenset()
+    """Parameters sent once more without when the model rejects them (400 unsupported)."""
     # A server may ignore or reject ``stop`` (pitfalls.md 1C-2): replies are cut here too.
     client_side_stop: ClassVar[bool] = True
 
@@ -117,6 +111,9 @@ class ProviderChatModel(BaseChatModel):
         self._async_clients: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]
         ] = weakref.WeakKeyDictionary()
+        self._rejected = (
+            RejectedParameters(self._droppable, self._provider) if self._droppable else None
+        )
 
     def __repr__(self) -> str:
         base = f", base_url={self.base_url!r}" if self.base_url else ""
@@ -173,62 +170,6 @@ class ProviderChatModel(BaseChatModel):
                     client = self._make_client(is_async=True)
                     entry = self._async_clients[loop] = (client, _closer(client))
         return entry[0]
-
-    # -- errors ---------------------------------------------------------------------------
-
-    def _error(
-        self, exc: BaseException, *, mid_stream: bool = False, request_id: str | None = None
-    ) -> ProviderError | None:
-        """The typed error for an SDK failure, or ``None`` if `exc` is not one."""
-        return map_provider_error(
-            exc,
-            sdk=self._sdk,
-            provider=self._provider,
-            secret=self.api_key.get_secret_value(),
-            mid_stream=mid_stream,
-            request_id=request_id,
-        )
-
-    def _call(self, create: Callable[..., T], params: dict[str, Any]) -> T:
-        """``create(**params)`` with SDK failures turned into typed errors."""
-        try:
-            return create(**params)
-        except Exception as exc:
-            error = self._error(exc)
-            if error is None:
-                raise
-            raise error from exc
-
-    async def _acall(self, create: Callable[..., Awaitable[T]], params: dict[str, Any]) -> T:
-        """Async `_call`."""
-        try:
-            return await create(**params)
-        except Exception as exc:
-            error = self._error(exc)
-            if error is None:
-                raise
-            raise error from exc
-
-    def _guard(self, events: Iterator[T], request_id: str | None) -> Iterator[T]:
-        """`events` with failures while iterating turned into typed errors."""
-        try:
-            yield from events
-        except Exception as exc:
-            error = self._error(exc, mid_stream=True, request_id=request_id)
-            if error is None:
-                raise
-            raise error from exc
-
-    async def _aguard(self, events: AsyncIterator[T], request_id: str | None) -> AsyncIterator[T]:
-        """Async `_guard`."""
-        try:
-            async for event in events:
-                yield event
-        except Exception as exc:
-            error = self._error(exc, mid_stream=True, request_id=request_id)
-            if error is None:
-                raise
-            raise error from exc
 
 
 async def _close_with_loop(client: Any) -> AsyncGenerator[None, None]:

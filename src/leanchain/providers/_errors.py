@@ -13,6 +13,7 @@ connection refused / reset before an answer       ProviderConnectionError (retry
 connection dropped mid-stream                     StreamError (retryable)
 error event mid-stream (Anthropic status 200,     StreamError (retryable for overloaded,
 OpenAI ``data: {"error": ...}``)                  server, rate-limit and timeout types)
+stream ended before its closing event             StreamError (retryable)
 400, 404, 409, 413, 422                           BadRequestError
 401, 403                                          AuthenticationError
 429                                               RateLimitError (with ``retry_after``)
@@ -45,7 +46,13 @@ from leanchain.errors import (
     StreamError,
 )
 
-__all__ = ["map_provider_error", "scrub", "unsupported_parameter"]
+__all__ = [
+    "incomplete_stream",
+    "map_provider_error",
+    "provider_label",
+    "scrub",
+    "unsupported_parameter",
+]
 
 _LABELS: Final = {"openai": "OpenAI", "anthropic": "Anthropic"}
 _BAD_REQUEST: Final = frozenset({400, 404, 409, 413, 422})
@@ -62,6 +69,23 @@ def scrub(text: str, secret: str | None) -> str:
     if secret and secret in text:
         return text.replace(secret, _REDACTED)
     return text
+
+
+def provider_label(provider: str) -> str:
+    """The provider's name as its messages write it (``"openai"`` -> ``"OpenAI"``)."""
+    return _LABELS.get(provider, provider)
+
+
+def incomplete_stream(provider: str, missing: str, request_id: str | None) -> StreamError:
+    """The error for a stream that ended without `missing`, the event that ends an answer."""
+    return StreamError(
+        f"{provider_label(provider)} stream ended before the answer was complete "
+        f"(no {missing} arrived)",
+        provider=provider,
+        status_code=200,
+        retryable=True,
+        request_id=request_id,
+    )
 
 
 def map_provider_error(
@@ -85,7 +109,7 @@ def map_provider_error(
     """
     import httpx2  # loaded with the SDK already; never at `import leanchain.providers`
 
-    label = _LABELS.get(provider, provider)
+    label = provider_label(provider)
     error: ProviderError
     if isinstance(exc, (sdk.APITimeoutError, httpx2.TimeoutException)):
         where = " while streaming" if mid_stream else ""

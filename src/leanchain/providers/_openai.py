@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-import logging
 import os
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import SecretStr
 
-from leanchain.callbacks.manager import RunManager
-from leanchain.errors import BadRequestError, StreamError
-from leanchain.language_models import ChatGenerationChunk, ChatResult
 from leanchain.language_models._structured import check_method, json_reply_output, tool_call_output
 from leanchain.messages import AIMessage, BaseMessage
 
-from ._common import ProviderChatModel
-from ._errors import unsupported_parameter
+from ._flow import ProviderFlow
 from ._openai_convert import (
     openai_response_format,
     openai_tool_choice,
     openai_tools,
     to_openai_messages,
 )
-from ._openai_reply import OpenAIStreamReader, chat_result, message_from_openai, request_id
+from ._openai_reply import OpenAIStreamReader, message_from_openai
 from ._tool_calls import check_tool_pairing
 
 if TYPE_CHECKING:
@@ -35,8 +31,6 @@ if TYPE_CHECKING:
     from leanchain.tools import ToolLike
 
 __all__ = ["ChatOpenAI"]
-
-logger = logging.getLogger("leanchain.providers")
 
 _OWN_PARAMS: Final = frozenset(
     {
@@ -63,7 +57,7 @@ _DROPPABLE: Final = frozenset({"parallel_tool_calls", "stop", "stream_options"})
 reply without them is still right (stop sequences are applied client-side)."""
 
 
-class ChatOpenAI(ProviderChatModel):
+class ChatOpenAI(ProviderFlow):
     """A chat model served by the OpenAI Chat Completions API, or any compatible server.
 
     Example::
@@ -107,7 +101,6 @@ class ChatOpenAI(ProviderChatModel):
 
     __slots__ = (
         "_defaults",
-        "_unsupported",
         "max_completion_tokens",
         "max_tokens",
         "parallel_tool_calls",
@@ -122,6 +115,13 @@ class ChatOpenAI(ProviderChatModel):
     _provider = "openai"
     _sdk_name = "openai"
     _key_env = "OPENAI_API_KEY"
+    _droppable = _DROPPABLE
+    _reason_key = "finish_reason"
+    _stream_end = "finish_reason"
+    _endpoint = attrgetter("chat.completions.create")
+    _message = staticmethod(message_from_openai)
+    _reader = OpenAIStreamReader
+    _request_id_header = "x-request-id"
 
     def __init__(
         self,
@@ -187,9 +187,6 @@ class ChatOpenAI(ProviderChatModel):
             **{key: value for key, value in settings.items() if value is not None},
             **self.model_kwargs,
         }
-        # model name -> parameters it answered 400 unsupported_parameter to; replaced, not
-        # changed, so that a reader never sees it half-updated.
-        self._unsupported: dict[str, frozenset[str]] = {}
 
     @property
     def _llm_type(self) -> str:
@@ -242,131 +239,10 @@ class ChatOpenAI(ProviderChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
     ) -> dict[str, Any]:
         stream_usage = kwargs.pop("stream_usage", self.stream_usage)
-        params = self._params(messages, stop, kwargs)
-        params["stream"] = True
+        params = super()._stream_params(messages, stop, kwargs)
         if stream_usage:
             params["stream_options"] = {"include_usage": True}
         return params
-
-    def _create(self, params: dict[str, Any]) -> Any:
-        """``create(**params)``; once more without a parameter the model says it does not take."""
-        create = self._sync_client().chat.completions.create
-        if self._unsupported:
-            params = self._supported(params)
-        try:
-            return self._call(create, params)
-        except BadRequestError as error:
-            retry = self._without_rejected(params, error)
-            if retry is None:
-                raise
-        return self._call(create, retry)
-
-    async def _acreate(self, params: dict[str, Any]) -> Any:
-        """Async `_create`."""
-        create = self._async_client().chat.completions.create
-        if self._unsupported:
-            params = self._supported(params)
-        try:
-            return await self._acall(create, params)
-        except BadRequestError as error:
-            retry = self._without_rejected(params, error)
-            if retry is None:
-                raise
-        return await self._acall(create, retry)
-
-    def _supported(self, params: dict[str, Any]) -> dict[str, Any]:
-        """`params` without those this model is known to reject."""
-        rejected = self._unsupported.get(params["model"])
-        if not rejected:
-            return params
-        return {key: value for key, value in params.items() if key not in rejected}
-
-    def _without_rejected(
-        self, params: dict[str, Any], error: BadRequestError
-    ) -> dict[str, Any] | None:
-        """`params` without the one `error` says is unsupported, which is remembered; or
-        ``None`` when `error` is another 400 or names a parameter that must not be dropped."""
-        param = unsupported_parameter(error)
-        if param not in _DROPPABLE or param not in params:
-            return None
-        model = params["model"]
-        with self._lock:
-            rejected = self._unsupported.get(model, frozenset())
-            self._unsupported = {**self._unsupported, model: rejected | {param}}
-        logger.info(
-            "OpenAI model %r does not support %r: sent without it from now on", model, param
-        )
-        return {key: value for key, value in params.items() if key != param}
-
-    # -- the BaseChatModel hooks ----------------------------------------------------------
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: RunManager | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        completion = self._create(self._params(messages, stop, kwargs))
-        return chat_result(message_from_openai(completion))
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: RunManager | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        completion = await self._acreate(self._params(messages, stop, kwargs))
-        return chat_result(message_from_openai(completion))
-
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: RunManager | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        stream = self._create(self._stream_params(messages, stop, kwargs))
-        reader = OpenAIStreamReader()
-        with stream:
-            for event in self._guard(stream, request_id(stream)):
-                chunk = reader.read(event)
-                if chunk is not None:
-                    yield ChatGenerationChunk(message=chunk)
-        yield self._last(reader, stream)
-
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: RunManager | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        stream = await self._acreate(self._stream_params(messages, stop, kwargs))
-        reader = OpenAIStreamReader()
-        async with stream:
-            async for event in self._aguard(stream, request_id(stream)):
-                chunk = reader.read(event)
-                if chunk is not None:
-                    yield ChatGenerationChunk(message=chunk)
-        yield self._last(reader, stream)
-
-    def _last(self, reader: OpenAIStreamReader, stream: Any) -> ChatGenerationChunk:
-        if reader.finish_reason is None:
-            raise self._incomplete(request_id(stream))
-        return ChatGenerationChunk(
-            message=reader.finish(), generation_info={"finish_reason": reader.finish_reason}
-        )
-
-    def _incomplete(self, request_id: str | None) -> StreamError:
-        return StreamError(
-            "OpenAI stream ended before the answer was complete (no finish_reason arrived)",
-            provider="openai",
-            status_code=200,
-            retryable=True,
-            request_id=request_id,
-        )
 
     # -- tools ----------------------------------------------------------------------------
 

@@ -11,7 +11,6 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from leanchain.language_models import ChatGeneration, ChatResult
 from leanchain.messages import (
     AIMessage,
     AIMessageChunk,
@@ -29,9 +28,7 @@ from ._content import text_chunk
 
 __all__ = [
     "OpenAIStreamReader",
-    "chat_result",
     "message_from_openai",
-    "request_id",
     "response_metadata",
     "usage_from_openai",
 ]
@@ -136,20 +133,6 @@ def message_from_openai(completion: Any) -> AIMessage:
     )
 
 
-def chat_result(message: AIMessage) -> ChatResult:
-    """The `ChatResult` of one answer, its finish reason in ``generation_info``."""
-    finish = message.response_metadata.get("finish_reason")
-    return ChatResult(
-        generations=[ChatGeneration(message=message, generation_info={"finish_reason": finish})]
-    )
-
-
-def request_id(stream: Any) -> str | None:
-    """The ``x-request-id`` of a stream's response, if the server sent one."""
-    response = getattr(stream, "response", None)
-    return response.headers.get("x-request-id") if response is not None else None
-
-
 class OpenAIStreamReader:
     """Turns the ``ChatCompletionChunk``s of one stream into `AIMessageChunk`s.
 
@@ -167,6 +150,11 @@ class OpenAIStreamReader:
         # index -> [id sent, name sent, id made up here]
         self._calls: dict[int, list[Any]] = {}
         self._ids: dict[str, int] = {}
+
+    @property
+    def complete(self) -> bool:
+        """Whether the finish reason arrived (a stream without one was cut short)."""
+        return self.finish_reason is not None
 
     def read(self, event: Any) -> AIMessageChunk | None:
         """The chunk for one stream event, or ``None``."""

@@ -80,6 +80,8 @@ class ChatAnthropic(ProviderFlow):
 
     _provider = "anthropic"
     _sdk_name = "anthropic"
+    _clients = ("Anthropic", "AsyncAnthropic")
+    _own_params = _OWN_PARAMS
     _key_env = "ANTHROPIC_API_KEY"
     _reason_key = "stop_reason"
     _stream_end = "message_stop"
@@ -115,12 +117,6 @@ class ChatAnthropic(ProviderFlow):
                 f"base_url {base_url!r} ends in /v1, but the SDK adds /v1/messages itself: "
                 "give the root, e.g. 'http://127.0.0.1:8080'"
             )
-        for key in model_kwargs or ():
-            if key in _OWN_PARAMS:
-                raise ValueError(
-                    f"model_kwargs[{key!r}] is set by ChatAnthropic itself; pass it as its own "
-                    "argument (or per call) instead"
-                )
         super().__init__(
             model=model,
             api_key=api_key,
@@ -153,10 +149,6 @@ class ChatAnthropic(ProviderFlow):
     def _identifying_params(self) -> Mapping[str, Any]:
         return {"model_name": self.model, **self._defaults, **self._sampling}
 
-    def _make_client(self, *, is_async: bool) -> Any:
-        sdk = self._sdk
-        return (sdk.AsyncAnthropic if is_async else sdk.Anthropic)(**self._client_kwargs())
-
     def _client_stop(self, stop: list[str] | None) -> list[str] | None:
         return stop if stop is not None else self.stop_sequences
 
@@ -171,7 +163,7 @@ class ChatAnthropic(ProviderFlow):
         params: dict[str, Any] = {"model": self.model, "messages": wire, **self._defaults}
         if system is not None:
             params["system"] = system
-        stop = stop if stop is not None else self.stop_sequences
+        stop = self._client_stop(stop)
         if stop:
             params["stop_sequences"] = list(stop)
         tools = kwargs.pop("tools", None)

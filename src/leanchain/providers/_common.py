@@ -43,8 +43,8 @@ def env_secret(value: str | SecretStr | None, env: str) -> SecretStr | None:
 class ProviderChatModel(BaseChatModel):
     """The base of the provider adapters: settings, key and clients.
 
-    Subclasses set ``_provider``, ``_sdk_name``, ``_key_env`` (and ``_droppable``) and
-    implement `_make_client`.
+    Subclasses set ``_provider``, ``_sdk_name``, ``_key_env``, ``_clients`` and
+    ``_own_params`` (and ``_droppable``).
     """
 
     __slots__ = (
@@ -65,6 +65,10 @@ class ProviderChatModel(BaseChatModel):
     _provider: ClassVar[str] = ""
     _sdk_name: ClassVar[str] = ""
     _key_env: ClassVar[str] = ""
+    _clients: ClassVar[tuple[str, str]] = ("", "")
+    """The SDK's sync and async client classes."""
+    _own_params: ClassVar[frozenset[str]] = frozenset()
+    """The ``create()`` parameters the model sets itself, refused in ``model_kwargs``."""
     _droppable: ClassVar[frozenset[str]] = frozenset()
     """Parameters sent once more without when the model rejects them (400 unsupported)."""
     # A server may ignore or reject ``stop`` (pitfalls.md 1C-2): replies are cut here too.
@@ -83,8 +87,14 @@ class ProviderChatModel(BaseChatModel):
         name: str | None,
         disable_streaming: bool | Literal["tool_calling"],
     ) -> None:
-        super().__init__(name=name, disable_streaming=disable_streaming)
         cls = type(self).__name__
+        for key in model_kwargs or ():
+            if key in self._own_params:
+                raise ValueError(
+                    f"model_kwargs[{key!r}] is set by {cls} itself; pass it as its own "
+                    "argument (or per call) instead"
+                )
+        super().__init__(name=name, disable_streaming=disable_streaming)
         if not isinstance(model, str) or not model:
             raise ValueError(f"{cls} needs a model name, got {model!r}")
         if timeout is not None and not timeout > 0:
@@ -111,9 +121,7 @@ class ProviderChatModel(BaseChatModel):
         self._async_clients: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]
         ] = weakref.WeakKeyDictionary()
-        self._rejected = (
-            RejectedParameters(self._droppable, self._provider) if self._droppable else None
-        )
+        self._rejected = RejectedParameters(self._droppable, self._provider)
 
     def __repr__(self) -> str:
         base = f", base_url={self.base_url!r}" if self.base_url else ""
@@ -128,9 +136,6 @@ class ProviderChatModel(BaseChatModel):
 
     def _make_client(self, *, is_async: bool) -> Any:
         """A new SDK client with this model's key, base URL, timeout and retries."""
-        raise NotImplementedError
-
-    def _client_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "api_key": self.api_key.get_secret_value(),
             "max_retries": self.max_retries,
@@ -139,7 +144,7 @@ class ProviderChatModel(BaseChatModel):
             kwargs["base_url"] = self.base_url
         if self.timeout is not None:
             kwargs["timeout"] = self.timeout
-        return kwargs
+        return getattr(self._sdk, self._clients[is_async])(**kwargs)
 
     def _sync_client(self) -> Any:
         client = self._client

@@ -62,8 +62,8 @@ class ProviderFlow(ProviderChatModel):
 
     Subclasses implement `_params` and set ``_endpoint``, ``_message``, ``_reader``,
     ``_reason_key``, ``_stream_end`` and ``_request_id_header``; `_stream_params` and
-    `_must_stream` have defaults. ``_droppable`` (`ProviderChatModel`) turns on the retry
-    without a parameter the model rejects.
+    `_must_stream` have defaults. ``_droppable`` (`ProviderChatModel`) names the parameters
+    sent once more without when the model rejects them.
     """
 
     __slots__ = ()
@@ -176,13 +176,11 @@ class ProviderFlow(ProviderChatModel):
     def _create(self, params: Params) -> Any:
         """The SDK's answer to `params`; once more without a parameter the model rejects."""
         create = self._endpoint(self._sync_client())
-        rejected = self._rejected
-        if rejected is not None:
-            params = rejected.known(params)
+        params = self._rejected.known(params)
         try:
             return self._call(create, params)
         except BadRequestError as error:
-            retry = None if rejected is None else rejected.retry(params, error)
+            retry = self._rejected.retry(params, error)
             if retry is None:
                 raise
         return self._call(create, retry)
@@ -190,13 +188,11 @@ class ProviderFlow(ProviderChatModel):
     async def _acreate(self, params: Params) -> Any:
         """Async `_create`."""
         create = self._endpoint(self._async_client())
-        rejected = self._rejected
-        if rejected is not None:
-            params = rejected.known(params)
+        params = self._rejected.known(params)
         try:
             return await self._acall(create, params)
         except BadRequestError as error:
-            retry = None if rejected is None else rejected.retry(params, error)
+            retry = self._rejected.retry(params, error)
             if retry is None:
                 raise
         return await self._acall(create, retry)

@@ -114,6 +114,8 @@ class ChatOpenAI(ProviderFlow):
 
     _provider = "openai"
     _sdk_name = "openai"
+    _clients = ("OpenAI", "AsyncOpenAI")
+    _own_params = _OWN_PARAMS
     _key_env = "OPENAI_API_KEY"
     _droppable = _DROPPABLE
     _reason_key = "finish_reason"
@@ -150,12 +152,6 @@ class ChatOpenAI(ProviderFlow):
                 "Give max_tokens or max_completion_tokens, not both: they are one limit "
                 "under two wire names"
             )
-        for key in model_kwargs or ():
-            if key in _OWN_PARAMS:
-                raise ValueError(
-                    f"model_kwargs[{key!r}] is set by ChatOpenAI itself; pass it as its own "
-                    "argument (or per call) instead"
-                )
         super().__init__(
             model=model,
             api_key=api_key,
@@ -196,10 +192,6 @@ class ChatOpenAI(ProviderFlow):
     def _identifying_params(self) -> Mapping[str, Any]:
         return {"model_name": self.model, **self._defaults}
 
-    def _make_client(self, *, is_async: bool) -> Any:
-        sdk = self._sdk
-        return (sdk.AsyncOpenAI if is_async else sdk.OpenAI)(**self._client_kwargs())
-
     def _client_stop(self, stop: list[str] | None) -> list[str] | None:
         return stop if stop is not None else self.stop
 
@@ -215,7 +207,7 @@ class ChatOpenAI(ProviderFlow):
             "messages": to_openai_messages(messages, tool_call_content=self.tool_call_content),
             **self._defaults,
         }
-        stop = stop if stop is not None else self.stop
+        stop = self._client_stop(stop)
         if stop:
             params["stop"] = list(stop)
         tools = kwargs.pop("tools", None)

@@ -9,7 +9,7 @@ too.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from leanchain.messages import (
@@ -109,28 +109,17 @@ def _text_content(content: str | list[Any]) -> str | list[dict[str, Any]]:
 
 
 def _user_content(content: str | list[Any]) -> str | list[dict[str, Any]]:
-    if isinstance(content, str):
-        return content
-    parts: list[dict[str, Any]] = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append({"type": "text", "text": block})
-        elif block.get("type") == "text":
-            parts.append({"type": "text", "text": block.get("text", "")})
-        else:
-            image = read_image(block)
-            if image is None:
-                parts.append(dict(block))  # input_audio, file, ...: the API's own forms
-            else:
-                url: dict[str, Any] = {"url": image.data_url}
-                detail = block.get("detail") or (block.get("image_url") or {}).get("detail")
-                if detail:
-                    url["detail"] = detail
-                parts.append({"type": "image_url", "image_url": url})
-    return parts
+    return _parts(content, _user_part)
 
 
 def _tool_content(content: str | list[Any]) -> str | list[dict[str, Any]]:
+    return _parts(content, _json_text)  # a tool message takes text only
+
+
+def _parts(
+    content: str | list[Any], other: Callable[[Any], dict[str, Any]]
+) -> str | list[dict[str, Any]]:
+    """`content` as the API's parts: text as text, any other block as ``other`` makes it."""
     if isinstance(content, str):
         return content
     parts: list[dict[str, Any]] = []
@@ -140,9 +129,23 @@ def _tool_content(content: str | list[Any]) -> str | list[dict[str, Any]]:
         elif block.get("type") == "text":
             parts.append({"type": "text", "text": block.get("text", "")})
         else:
-            # A tool message takes text only: other blocks go as their JSON.
-            parts.append({"type": "text", "text": json.dumps(block, ensure_ascii=False)})
+            parts.append(other(block))
     return parts
+
+
+def _user_part(block: Any) -> dict[str, Any]:
+    image = read_image(block)
+    if image is None:
+        return dict(block)  # input_audio, file, ...: the API's own forms
+    url: dict[str, Any] = {"url": image.data_url}
+    detail = block.get("detail") or (block.get("image_url") or {}).get("detail")
+    if detail:
+        url["detail"] = detail
+    return {"type": "image_url", "image_url": url}
+
+
+def _json_text(block: Any) -> dict[str, Any]:
+    return {"type": "text", "text": json.dumps(block, ensure_ascii=False)}
 
 
 def openai_tools(tools: Sequence[Any]) -> list[dict[str, Any]]:

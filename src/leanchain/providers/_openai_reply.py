@@ -45,27 +45,16 @@ def usage_from_openai(usage: Any) -> UsageMetadata | None:
     )
     details = usage.prompt_tokens_details
     if details is not None:
-        inputs = {
-            key: value
-            for key, value in (
-                ("audio", details.audio_tokens),
-                ("cache_read", details.cached_tokens),
-                ("cache_creation", getattr(details, "cache_write_tokens", None)),
-            )
-            if value is not None
-        }
+        inputs = _given(
+            ("audio", details.audio_tokens),
+            ("cache_read", details.cached_tokens),
+            ("cache_creation", getattr(details, "cache_write_tokens", None)),
+        )
         if inputs:
             result["input_token_details"] = inputs  # type: ignore[typeddict-item]
     details = usage.completion_tokens_details
     if details is not None:
-        outputs = {
-            key: value
-            for key, value in (
-                ("audio", details.audio_tokens),
-                ("reasoning", details.reasoning_tokens),
-            )
-            if value is not None
-        }
+        outputs = _given(("audio", details.audio_tokens), ("reasoning", details.reasoning_tokens))
         if outputs:
             result["output_token_details"] = outputs  # type: ignore[typeddict-item]
     return result
@@ -75,16 +64,20 @@ def response_metadata(
     model: str | None, finish_reason: str | None, fingerprint: str | None, tier: str | None
 ) -> dict[str, Any]:
     """The ``response_metadata`` of a reply, the same for a whole answer and a stream."""
-    metadata: dict[str, Any] = {"model_provider": "openai"}
-    for key, value in (
-        ("model_name", model),
-        ("finish_reason", finish_reason),
-        ("system_fingerprint", fingerprint),
-        ("service_tier", tier),
-    ):
-        if value is not None:
-            metadata[key] = value
-    return metadata
+    return {
+        "model_provider": "openai",
+        **_given(
+            ("model_name", model),
+            ("finish_reason", finish_reason),
+            ("system_fingerprint", fingerprint),
+            ("service_tier", tier),
+        ),
+    }
+
+
+def _given(*pairs: tuple[str, Any]) -> dict[str, Any]:
+    """The pairs whose value is set (not ``None``), as a dict."""
+    return {key: value for key, value in pairs if value is not None}
 
 
 def _new_call_id() -> str:

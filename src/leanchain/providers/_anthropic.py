@@ -163,7 +163,7 @@ class ChatAnthropic(ProviderFlow):
         params: dict[str, Any] = {"model": self.model, "messages": wire, **self._defaults}
         if system is not None:
             params["system"] = system
-        stop = self._client_stop(stop)
+        stop = stop if stop is not None else self.stop_sequences
         if stop:
             params["stop_sequences"] = list(stop)
         tools = kwargs.pop("tools", None)

@@ -176,11 +176,13 @@ class ProviderFlow(ProviderChatModel):
     def _create(self, params: Params) -> Any:
         """The SDK's answer to `params`; once more without a parameter the model rejects."""
         create = self._endpoint(self._sync_client())
-        params = self._rejected.known(params)
+        rejected = self._rejected
+        if rejected.by_model:  # nothing rejected yet (the usual case) costs no call
+            params = rejected.known(params)
         try:
             return self._call(create, params)
         except BadRequestError as error:
-            retry = self._rejected.retry(params, error)
+            retry = rejected.retry(params, error)
             if retry is None:
                 raise
         return self._call(create, retry)
@@ -188,18 +190,21 @@ class ProviderFlow(ProviderChatModel):
     async def _acreate(self, params: Params) -> Any:
         """Async `_create`."""
         create = self._endpoint(self._async_client())
-        params = self._rejected.known(params)
+        rejected = self._rejected
+        if rejected.by_model:  # nothing rejected yet (the usual case) costs no call
+            params = rejected.known(params)
         try:
             return await self._acall(create, params)
         except BadRequestError as error:
-            retry = self._rejected.retry(params, error)
+            retry = rejected.retry(params, error)
             if retry is None:
                 raise
         return await self._acall(create, retry)
 
     def _result(self, message: AIMessage) -> ChatResult:
         """The `ChatResult` of a whole answer, why the model stopped in ``generation_info``."""
-        info = {self._reason_key: message.response_metadata.get(self._reason_key)}
+        key = self._reason_key
+        info = {key: message.response_metadata.get(key)}
         return ChatResult(generations=[ChatGeneration(message=message, generation_info=info)])
 
     def _last(self, reader: StreamReader, stream: Any) -> ChatGenerationChunk:
@@ -207,7 +212,8 @@ class ProviderFlow(ProviderChatModel):
         if not reader.complete:
             raise incomplete_stream(self._provider, self._stream_end, self._request_id(stream))
         message = reader.finish()
-        info = {self._reason_key: message.response_metadata.get(self._reason_key)}
+        key = self._reason_key
+        info = {key: message.response_metadata.get(key)}
         return ChatGenerationChunk(message=message, generation_info=info)
 
     def _request_id(self, stream: Any) -> str | None:

@@ -207,7 +207,7 @@ class ChatOpenAI(ProviderFlow):
             "messages": to_openai_messages(messages, tool_call_content=self.tool_call_content),
             **self._defaults,
         }
-        stop = self._client_stop(stop)
+        stop = stop if stop is not None else self.stop
         if stop:
             params["stop"] = list(stop)
         tools = kwargs.pop("tools", None)

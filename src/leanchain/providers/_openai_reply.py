@@ -64,15 +64,16 @@ def response_metadata(
     model: str | None, finish_reason: str | None, fingerprint: str | None, tier: str | None
 ) -> dict[str, Any]:
     """The ``response_metadata`` of a reply, the same for a whole answer and a stream."""
-    return {
-        "model_provider": "openai",
-        **_given(
-            ("model_name", model),
-            ("finish_reason", finish_reason),
-            ("system_fingerprint", fingerprint),
-            ("service_tier", tier),
-        ),
-    }
+    metadata: dict[str, Any] = {"model_provider": "openai"}
+    for key, value in (
+        ("model_name", model),
+        ("finish_reason", finish_reason),
+        ("system_fingerprint", fingerprint),
+        ("service_tier", tier),
+    ):
+        if value is not None:
+            metadata[key] = value
+    return metadata
 
 
 def _given(*pairs: tuple[str, Any]) -> dict[str, Any]:

@@ -29,21 +29,19 @@ class RejectedParameters:
         provider: ``"openai"``, ``"anthropic"``, named in the log line.
     """
 
-    __slots__ = ("_droppable", "_label", "_lock", "_rejected")
+    __slots__ = ("_droppable", "_label", "_lock", "by_model")
 
     def __init__(self, droppable: frozenset[str], provider: str) -> None:
         self._droppable = droppable
         self._label = provider_label(provider)
         self._lock = threading.Lock()
-        # model name -> parameters it answered 400 unsupported_parameter to; replaced, not
-        # changed, so that a reader never sees it half-updated.
-        self._rejected: dict[str, frozenset[str]] = {}
+        self.by_model: dict[str, frozenset[str]] = {}
+        """Model name -> the parameters it answered 400 ``unsupported_parameter`` to; empty
+        until one does. Replaced, not changed, so that a reader never sees it half-updated."""
 
     def known(self, params: dict[str, Any]) -> dict[str, Any]:
         """`params` without those its model is known to reject (`params` itself if none)."""
-        if not self._rejected:
-            return params
-        rejected = self._rejected.get(params["model"])
+        rejected = self.by_model.get(params["model"])
         if not rejected:
             return params
         return {key: value for key, value in params.items() if key not in rejected}
@@ -56,8 +54,8 @@ class RejectedParameters:
             return None
         model = params["model"]
         with self._lock:
-            rejected = self._rejected.get(model, frozenset())
-            self._rejected = {**self._rejected, model: rejected | {param}}
+            rejected = self.by_model.get(model, frozenset())
+            self.by_model = {**self.by_model, model: rejected | {param}}
         logger.info(
             "%s model %r does not support %r: sent without it from now on",
             self._label,

@@ -35,9 +35,9 @@ class RejectedParameters:
         self._droppable = droppable
         self._label = provider_label(provider)
         self._lock = threading.Lock()
+        # model name -> the parameters it answered 400 unsupported_parameter to (empty until
+        # one does); replaced, not changed, so that a reader never sees it half-updated.
         self.by_model: dict[str, frozenset[str]] = {}
-        """Model name -> the parameters it answered 400 ``unsupported_parameter`` to; empty
-        until one does. Replaced, not changed, so that a reader never sees it half-updated."""
 
     def known(self, params: dict[str, Any]) -> dict[str, Any]:
         """`params` without those its model is known to reject (`params` itself if none)."""

@@ -464,11 +464,11 @@ def test_unknown_method_and_arguments(openai_model: ChatOpenAI) -> None:
     with pytest.raises(
         ValueError,
         match=(
-            r"^Unsupported method 'json_mode' for ChatOpenAI\.with_structured_output; "
-            r"expected 'function_calling' or 'json_schema'$"
+            r"^Unsupported method 'xml' for ChatOpenAI\.with_structured_output; "
+            r"expected 'function_calling', 'json_schema' or 'json_mode'$"
         ),
     ):
-        openai_model.with_structured_output(Person, method="json_mode")
+        openai_model.with_structured_output(Person, method="xml")
     with pytest.raises(ValueError, match=r"^Received unsupported arguments \{'tools': \[\]\}$"):
         openai_model.with_structured_output(Person, method="json_schema", tools=[])
     with pytest.raises(ValueError, match=r"^with_structured_output takes a pydantic model class"):

@@ -1,8 +1,9 @@
 """`with_structured_output`: a model asked for one shape of answer, and a parser of the reply.
 
 Two ways to ask: a forced call of one tool made from the schema (``"function_calling"``, every
-model that can call tools), or a reply whose text is JSON (``"json_schema"``, for models whose
-provider can constrain the reply, such as ChatOpenAI's ``response_format``). Both parsers give
+model that can call tools), or a reply whose text is JSON (``"json_schema"`` and ``"json_mode"``,
+for models whose provider can constrain the reply, such as ChatOpenAI's ``response_format``;
+``json_mode`` sends no schema, and may have none to validate against). Both parsers give
 the same results and errors, and the same ``{"raw", "parsed", "parsing_error"}`` with
 `include_raw`. Streamed, a forced tool call yields its value as the arguments grow
 (``_structured_stream``); a JSON reply, and any reply with `include_raw`, yields it once.
@@ -282,7 +283,8 @@ def json_reply_output(
 
     Args:
         model: the model.
-        schema: a pydantic model class, a TypedDict class or a JSON schema dict.
+        schema: a pydantic model class, a TypedDict class, a JSON schema dict, or ``None``
+            (the reply's JSON value as it is, for a request that sends no schema).
         include_raw: as for `BaseChatModel.with_structured_output`.
         request: the provider's way to ask: from `schema`, the schema's name and the
             arguments to bind (e.g. ``{"response_format": {...}}``).
@@ -290,7 +292,7 @@ def json_reply_output(
     Raises:
         ValueError: `schema` is none of the above.
     """
-    validate, is_model = _validator(schema)
+    validate, is_model = (None, False) if schema is None else _validator(schema)
     schema_name, bind_kwargs = request(schema)
     llm = model.bind(**bind_kwargs)
     parser_name = "PydanticOutputParser" if is_model else "JsonOutputParser"

@@ -50,7 +50,7 @@ _OWN_PARAMS: Final = frozenset(
     }
 )
 
-_STRUCTURED_METHODS: Final = ("function_calling", "json_schema")
+_STRUCTURED_METHODS: Final = ("function_calling", "json_schema", "json_mode")
 
 _DROPPABLE: Final = frozenset({"parallel_tool_calls", "stop", "stream_options"})
 """What is sent again without when a model answers 400 ``unsupported_parameter`` for it: a
@@ -272,7 +272,7 @@ class ChatOpenAI(ProviderFlow):
 
     def with_structured_output(
         self,
-        schema: type[BaseModel] | type[Any] | Mapping[str, Any],
+        schema: type[BaseModel] | type[Any] | Mapping[str, Any] | None = None,
         *,
         include_raw: bool = False,
         method: str = "function_calling",
@@ -283,20 +283,48 @@ class ChatOpenAI(ProviderFlow):
 
         Args:
             schema: a pydantic model, a TypedDict or a JSON schema dict (for ``json_schema``
-                also a ready-made ``response_format``).
+                also a ready-made ``response_format``); ``None`` only with ``json_mode``,
+                for the parsed JSON as it is.
             include_raw: return ``{"raw", "parsed", "parsing_error"}`` instead of raising.
-            method: ``"function_calling"`` (a forced tool call) or ``"json_schema"`` (a JSON
-                reply, asked for with ``response_format``; a refusal is a parsing error).
+            method: ``"function_calling"`` (a forced tool call), ``"json_schema"`` (a JSON
+                reply, asked for with ``response_format``; a refusal is a parsing error) or
+                ``"json_mode"`` (``response_format={"type": "json_object"}``: any JSON
+                object, no schema sent, so the prompt itself must ask for JSON and describe
+                it; the reply is validated against `schema` when one is given).
             strict: ``True`` asks for OpenAI's strict schema adherence (schema rewritten to
-                its rules); ``None`` leaves it out.
+                its rules); ``None`` leaves it out. Not taken by ``json_mode``.
 
         Raises:
-            ValueError: unknown keyword arguments, method or schema.
+            ValueError: unknown keyword arguments, method or schema, `strict` with
+                ``json_mode``, or no schema for a method other than ``json_mode``.
         """
         if kwargs:
             raise ValueError(f"Received unsupported arguments {kwargs}")
         check_method(self, method, _STRUCTURED_METHODS)
+        if method == "json_mode":
+            if strict is not None:
+                raise ValueError(
+                    "strict is not applied with method='json_mode': it sends no schema to "
+                    "adhere to; use method='json_schema' instead"
+                )
+            return json_reply_output(
+                self, schema, include_raw=include_raw, request=_json_object_request
+            )
+        if schema is None:
+            raise ValueError(
+                f"with_structured_output needs a schema for method={method!r}: only "
+                "method='json_mode' takes schema=None"
+            )
         if method == "json_schema":
             request = partial(openai_response_format, strict=strict)
             return json_reply_output(self, schema, include_raw=include_raw, request=request)
         return tool_call_output(self, schema, include_raw=include_raw, strict=strict)
+
+
+def _json_object_request(schema: Any) -> tuple[str, dict[str, Any]]:
+    """``json_mode``'s request, which carries no schema, and the name its errors give `schema`."""
+    if isinstance(schema, Mapping):
+        name = str(schema.get("title", "JSON"))
+    else:
+        name = getattr(schema, "__name__", "JSON")  # None: any JSON value
+    return name, {"response_format": {"type": "json_object"}}

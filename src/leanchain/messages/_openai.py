@@ -18,7 +18,7 @@ from ._convert import MessageLikeRepresentation, convert_to_messages
 from ._simple import ChatMessage, FunctionMessage, HumanMessage, SystemMessage
 from ._tool import ToolMessage
 
-__all__ = ["convert_to_openai_messages", "openai_role"]
+__all__ = ["convert_to_openai_messages", "openai_role", "openai_tool_calls"]
 
 _REASONING: Final = frozenset({"thinking", "redacted_thinking", "reasoning"})
 _STANDARD_SOURCES: Final = ("source_type", "url", "base64", "file_id")
@@ -105,6 +105,18 @@ def openai_role(message: BaseMessage) -> str:
     raise ValueError(f"Unknown BaseMessage type {message.__class__}.")
 
 
+def openai_tool_calls(message: AIMessage) -> list[dict[str, Any]]:
+    """An AI message's tool calls as OpenAI's ``tool_calls``: ChatOpenAI sends this list too.
+
+    Arguments are JSON strings (non-ASCII kept); an invalid call goes back with its raw
+    arguments as they came (``""`` for none), so the model sees what it wrote.
+    """
+    calls = [_call(c["id"], c["name"], _json(c["args"])) for c in message.tool_calls]
+    if message.invalid_tool_calls:
+        calls += [_call(c["id"], c["name"], c["args"] or "") for c in message.invalid_tool_calls]
+    return calls
+
+
 def _convert(
     position: int, message: BaseMessage, text_format: str, include_id: bool
 ) -> list[dict[str, Any]]:
@@ -114,8 +126,7 @@ def _convert(
         result["name"] = message.name
     known_calls: set[Any] = set()
     if isinstance(message, AIMessage):
-        calls = [_call(c["id"], c["name"], _json(c["args"])) for c in message.tool_calls]
-        calls += [_call(c["id"], c["name"], c["args"] or "") for c in message.invalid_tool_calls]
+        calls = openai_tool_calls(message)
         known_calls = {call["id"] for call in calls}
         if calls:
             result["tool_calls"] = calls

@@ -4,6 +4,11 @@ One dict per message, in place; AI tool calls with JSON-string ``arguments`` and
 null`` when there is no text (never null without tool calls); one ``tool`` message per result.
 Tools, ``tool_choice`` and the ``json_schema`` ``response_format`` are written in OpenAI's form
 too.
+
+The tool calls are spelled by `leanchain.messages`' own `openai_tool_calls`; the rest of the
+walk stays here because the wire rules differ from `convert_to_openai_messages` on purpose:
+null content beside tool calls, system lists as text parts, AI text joined with ``""``, and
+blocks the API may know passed on instead of rejected.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from leanchain.messages import (
     SystemMessage,
     ToolMessage,
 )
+from leanchain.messages._openai import openai_tool_calls
 from leanchain.tools import convert_to_openai_function, convert_to_openai_tool
 
 from ._content import read_image, text_blocks
@@ -76,26 +82,8 @@ def _message(message: BaseMessage, tool_call_content: str | None) -> dict[str, A
 
 
 def _assistant(message: AIMessage, tool_call_content: str | None) -> dict[str, Any]:
-    calls: list[dict[str, Any]] = [
-        {
-            "id": call["id"],
-            "type": "function",
-            "function": {
-                "name": call["name"],
-                "arguments": json.dumps(call["args"], ensure_ascii=False),
-            },
-        }
-        for call in message.tool_calls
-    ]
-    calls += [
-        {
-            "id": bad["id"],
-            "type": "function",
-            "function": {"name": bad["name"], "arguments": bad["args"] or ""},
-        }
-        for bad in message.invalid_tool_calls
-    ]
     text = "".join(text_blocks(message.content))
+    calls = openai_tool_calls(message)
     if not calls:
         return {"role": "assistant", "content": text}
     content: str | None = text or tool_call_content

@@ -5,13 +5,12 @@ this class turns those into `invoke`/`ainvoke`/`stream`/`astream`/`batch`, conve
 passes ``stop`` and bound keyword arguments through, and tells the callbacks about the run.
 With no callbacks attached, a call is the conversion of its input and one `_generate`.
 A model class that sets ``client_side_stop`` also has its replies cut at the first stop
-sequence here (`_stop`), whether or not its server honoured ``stop``.
+sequence here (`_stop`), whether or not its server honoured ``stop``. What it makes out of
+`_stream` (the default `_astream`, a reply built by streaming) lives in `_from_stream`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
 
@@ -25,20 +24,14 @@ from leanchain.messages import (
     convert_to_messages,
 )
 from leanchain.prompts import PromptValue
-from leanchain.runnables._executor import get_executor, run_in_executor
+from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config
 
+from ._from_stream import agenerate_from_stream, astream_in_thread, generate_from_stream
 from ._results import ChatGenerationChunk, ChatResult, LLMResult
 from ._stop import acut_stream, cut_result, cut_stream
-from ._streaming import (
-    aemitting,
-    as_chunk,
-    emitting,
-    merge_chunks,
-    reply_of,
-    result_from_chunks,
-)
+from ._streaming import aemitting, as_chunk, emitting, merge_chunks, reply_of
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -135,28 +128,8 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         raise NotImplementedError
         yield  # pragma: no cover  (makes this a generator function)
 
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: RunManager | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        """Async `_stream`; by default iterates `_stream` in a worker thread."""
-        iterator = self._stream(messages, stop=stop, run_manager=run_manager, **kwargs)
-        executor = get_executor()
-        loop = asyncio.get_running_loop()
-        # One context for the whole stream, so the generator sees the caller's context vars.
-        context = contextvars.copy_context()
-
-        def step() -> ChatGenerationChunk | None:
-            return next(iterator, None)
-
-        while True:
-            chunk = await loop.run_in_executor(executor, context.run, step)
-            if chunk is None:
-                return
-            yield chunk
+    # The default `_astream` pulls `_stream` through a worker thread (`_from_stream`).
+    _astream = astream_in_thread
 
     # -- tools and structured output --------------------------------------------------------
 
@@ -260,6 +233,10 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             and self._can_stream(kwargs)
         )
 
+    # How `invoke` streams when `_streams_for` says so (`_from_stream`).
+    _generate_from_stream = generate_from_stream
+    _agenerate_from_stream = agenerate_from_stream
+
     def invoke(
         self,
         input: LanguageModelInput,
@@ -334,26 +311,6 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             raise
         await run.aon_end(LLMResult(generations=[result.generations], llm_output=result.llm_output))
         return reply_of(result)
-
-    def _generate_from_stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None,
-        run: RunManager,
-        kwargs: dict[str, Any],
-    ) -> ChatResult:
-        chunks = cut_stream(self._stream(messages, stop, run, **kwargs), self._markers(stop))
-        return result_from_chunks(list(emitting(chunks, run)))
-
-    async def _agenerate_from_stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None,
-        run: RunManager,
-        kwargs: dict[str, Any],
-    ) -> ChatResult:
-        chunks = acut_stream(self._astream(messages, stop, run, **kwargs), self._markers(stop))
-        return result_from_chunks([chunk async for chunk in aemitting(chunks, run)])
 
     def _markers(self, stop: list[str] | None) -> list[str] | None:
         """The stop sequences to cut a reply at client-side (``None``: it is not cut)."""

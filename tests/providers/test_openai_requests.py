@@ -14,6 +14,7 @@ from leanchain.messages import (
     HumanMessage,
     SystemMessage,
     ToolMessage,
+    convert_to_messages,
     invalid_tool_call,
 )
 from leanchain.providers import ChatOpenAI
@@ -94,6 +95,18 @@ def test_system_human_ai_in_place_with_names(
         {"role": "system", "content": "Now be verbose."},
         {"role": "user", "content": "Again"},
         {"role": "developer", "content": "from a developer"},
+    ]
+
+
+def test_a_system_message_marked_developer_is_sent_as_developer(
+    server: FakeProviderServer, openai_model: ChatOpenAI
+) -> None:
+    history = convert_to_messages([("developer", "Answer in French."), ("system", "Be brief.")])
+    assert history[0].additional_kwargs == {"__openai_role__": "developer"}
+    assert sent(server, openai_model, [*history, HumanMessage("Hi")])["messages"] == [
+        {"role": "developer", "content": "Answer in French."},
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Hi"},
     ]
 
 

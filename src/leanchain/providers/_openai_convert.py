@@ -57,6 +57,9 @@ def to_openai_messages(
     return [_message(message, tool_call_content) for message in messages]
 
 
+_ROLE_KEY: Final = "__openai_role__"
+
+
 def _message(message: BaseMessage, tool_call_content: str | None) -> dict[str, Any]:
     if isinstance(message, AIMessage):
         result = _assistant(message, tool_call_content)
@@ -69,7 +72,10 @@ def _message(message: BaseMessage, tool_call_content: str | None) -> dict[str, A
     elif isinstance(message, HumanMessage):
         result = {"role": "user", "content": _user_content(message.content)}
     elif isinstance(message, SystemMessage):
-        result = {"role": "system", "content": _text_content(message.content)}
+        # "developer" only when the message asks for it (a ("developer", ...) tuple marks it):
+        # many compatible servers reject the role (provider-wire.md, pitfall 22).
+        role = "developer" if message.additional_kwargs.get(_ROLE_KEY) == "developer" else "system"
+        result = {"role": role, "content": _text_content(message.content)}
     elif isinstance(message, ChatMessage):
         result = {"role": message.role, "content": _user_content(message.content)}
     elif isinstance(message, FunctionMessage):

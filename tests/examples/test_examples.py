@@ -70,6 +70,36 @@ EXPECTED: dict[str, list[str]] = {
         "provider: offline",
         "(offline) You asked: In one sentence: what is a runnable?",
     ],
+    "agent_json_chat.py": [
+        'capital "France" -> Paris',
+        'capital "Japan" -> Tokyo',
+        'distance_km {"a": "Paris", "b": "Tokyo"} -> 9712',
+        "Answer: Paris and Tokyo are 9712 km apart.",
+        "last turn the model saw: ['system', 'human', 'ai', 'human', 'ai', 'human', 'ai', 'human']",
+    ],
+    "structured_output.py": [
+        "invoke: Movie(title='Up in the air', year=2009)",
+        "  partial: Movie(title='Up', year=None)",
+        "  partial: Movie(title='Up ', year=None)",
+        "  partial: Movie(title='Up in', year=None)",
+        "  partial: Movie(title='Up in ', year=None)",
+        "  partial: Movie(title='Up in the', year=None)",
+        "  partial: Movie(title='Up in the ', year=None)",
+        "  partial: Movie(title='Up in the air', year=None)",
+        "  partial: Movie(title='Up in the air', year=2009)",
+        "tools: [Search(query='hot tea', limit=3), Movie(title='Tea', year=None)]",
+    ],
+    "chat_history.py": [
+        "turn 1 the model saw: system: Be brief. | human: I am Ada.",
+        "turn 1 reply: Hi Ada.",
+        "turn 2 the model saw: system: Be brief. | human: I am Ada. | ai: Hi Ada. "
+        "| human: I like blue.",
+        "turn 2 reply: Blue, noted.",
+        "turn 3 the model saw: system: Be brief. | human: I like blue. | ai: Blue, noted. "
+        "| human: Who am I?",
+        "turn 3 reply: You like blue; your name is no longer in what I see.",
+        "history kept: 7 messages",
+    ],
 }
 
 

@@ -24,6 +24,7 @@ from leanchain.runnables import (
     RunnableWithFallbacks,
     chain,
 )
+from leanchain.runnables.each import RunnableEach
 
 
 def to_text(x: int) -> str:
@@ -214,6 +215,14 @@ def test_retry_and_fallbacks_keep_the_types() -> None:
     assert_type(retried | length, Runnable[int, int])
     assert_type(fallen | length, Runnable[int, int])
     assert fallen.invoke(7) == "7"
+
+
+def test_map_keeps_the_types() -> None:
+    each = RunnableLambda(to_text).map()
+    assert_type(each, RunnableEach[int, str])
+    assert_type(each.invoke([1, 2]), list[str])
+    assert_type(each | len, Runnable[list[int], int])
+    assert each.invoke([1, 2]) == ["1", "2"]
 
 
 def test_constructed_compositions() -> None:

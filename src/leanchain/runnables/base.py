@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from leanchain.callbacks._event_types import StreamEvent
     from leanchain.runnables._configurable_specs import ConfigurableFieldSpec
     from leanchain.runnables.binding import RunnableBinding
+    from leanchain.runnables.each import RunnableEach
     from leanchain.runnables.fallbacks import RunnableWithFallbacks
     from leanchain.runnables.graph import Graph
     from leanchain.runnables.retry import RunnableRetry
@@ -428,6 +429,16 @@ class Runnable(Generic[Input, Output]):
             exceptions_to_handle=exceptions_to_handle,
             exception_key=exception_key,
         )
+
+    def map(self) -> RunnableEach[Input, Output]:
+        """A runnable over a list that runs this one on every item (`batch`), keeping order.
+
+        Each item gets the call's config; the first failing item raises. LangChain's
+        ``Runnable.map`` (RunnableEach).
+        """
+        from leanchain.runnables.each import RunnableEach
+
+        return RunnableEach(bound=self)
 
     def configurable_fields(self, **fields: Any) -> Runnable[Input, Output]:
         """A runnable whose named attributes can be set per call via ``config["configurable"]``.

@@ -14,8 +14,7 @@ from leanchain.language_models import ScriptedChatModel
 from leanchain.messages import AIMessage, HumanMessage, ToolMessage
 from leanchain.prompts import PromptTemplate
 from leanchain.runnables import RunnableConfig, RunnableLambda
-from leanchain.tools import StructuredTool, Tool
-from leanchain.tools._from_runnable import convert_runnable_to_tool
+from leanchain.tools import StructuredTool, Tool, convert_runnable_to_tool
 
 UNTYPED = (
     "Tool input must be str or dict. If dict, dict arguments must be typed. Either annotate "

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from runnables_support import AsyncRecorder, Gauge, Recorder
 
-from leanchain.runnables import Runnable, RunnableConfig, RunnableLambda
-from leanchain.runnables.each import RunnableEach
+from leanchain.runnables import Runnable, RunnableConfig, RunnableEach, RunnableLambda
 
 
 def add_one(x: int) -> int:

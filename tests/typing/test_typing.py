@@ -14,6 +14,7 @@ from leanchain.runnables import (
     RunnableAssign,
     RunnableBinding,
     RunnableConfig,
+    RunnableEach,
     RunnableGenerator,
     RunnableLambda,
     RunnableParallel,
@@ -24,7 +25,6 @@ from leanchain.runnables import (
     RunnableWithFallbacks,
     chain,
 )
-from leanchain.runnables.each import RunnableEach
 
 
 def to_text(x: int) -> str:

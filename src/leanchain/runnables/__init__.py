@@ -12,6 +12,7 @@ from leanchain.runnables.configurable import (
     ConfigurableFieldSingleOption,
     ConfigurableFieldSpec,
 )
+from leanchain.runnables.each import RunnableEach
 from leanchain.runnables.fallbacks import RunnableWithFallbacks
 from leanchain.runnables.graph import Graph
 from leanchain.runnables.lambdas import RunnableGenerator, RunnableLambda, chain
@@ -34,6 +35,7 @@ __all__ = [
     "RunnableBinding",
     "RunnableBranch",
     "RunnableConfig",
+    "RunnableEach",
     "RunnableGenerator",
     "RunnableLambda",
     "RunnableMap",

@@ -3,7 +3,8 @@
 ``@tool`` makes a `StructuredTool` of a typed function; `Tool` wraps a function of one
 string; subclass `BaseTool` for anything else. `convert_to_openai_tool` and
 `convert_to_anthropic_tool` give the definitions the providers expect, and
-`render_text_description` the text that ReAct-style prompts show.
+`render_text_description` the text that ReAct-style prompts show. `convert_runnable_to_tool`
+makes a tool of any runnable (LangChain's ``Runnable.as_tool``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from leanchain.tools._convert import (
     convert_to_openai_tool,
 )
 from leanchain.tools._decorator import tool
+from leanchain.tools._from_runnable import convert_runnable_to_tool
 from leanchain.tools._render import render_text_description, render_text_description_and_args
 from leanchain.tools._schema import create_schema_from_function
 from leanchain.tools._simple import Tool
@@ -33,6 +35,7 @@ __all__ = [
     "ToolInput",
     "ToolInputValidationError",
     "ToolLike",
+    "convert_runnable_to_tool",
     "convert_to_anthropic_tool",
     "convert_to_openai_function",
     "convert_to_openai_tool",

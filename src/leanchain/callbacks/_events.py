@@ -139,26 +139,6 @@ class EventCollector(BaseCallbackHandler):
             }
         )
 
-    def _stream(self, run_id: UUID, chunk: Any) -> None:
-        if self.closed:
-            raise StreamClosed
-        key = run_id.int
-        if key == self._root_id:
-            self._root_streams = True
-        run = self._runs.get(key)
-        if run is not None and run.include:
-            self._send(
-                {
-                    "event": run.events[1],
-                    "name": run.name,
-                    "run_id": run.id,
-                    "parent_ids": run.parent_ids,
-                    "tags": run.tags,
-                    "metadata": run.metadata,
-                    "data": {"chunk": chunk},
-                }
-            )
-
     def root_chunk(self, chunk: Any) -> None:
         """The root produced `chunk`: report it unless the root streams its chunks itself.
 
@@ -208,7 +188,6 @@ class EventCollector(BaseCallbackHandler):
         self, chunk: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         """A chain run produced `chunk`."""
-        # `_stream` written out: a streaming step sends one of these per chunk.
         if self.closed:
             raise StreamClosed
         key = run_id.int
@@ -285,7 +264,7 @@ class EventCollector(BaseCallbackHandler):
         """A token: ``on_chat_model_stream`` with the message chunk (the text when a model
         reports no chunk; the core never imports the message types, DESIGN §1)."""
         message: Any = token if chunk is None else getattr(chunk, "message", chunk)
-        self._stream(run_id, message)
+        self.on_chain_stream(message, run_id=run_id)
 
     def on_llm_end(
         self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any

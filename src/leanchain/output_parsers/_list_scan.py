@@ -134,11 +134,36 @@ class CommaItems:
 _DIGITS: Final = re.compile(r"\d+")
 _SPACE: Final = re.compile(r"\s")  # the very class LangChain's patterns use
 
+
+class _LineItems:
+    """What the line-item scanners share: the open item's pieces, and ending the text."""
+
+    __slots__ = ("_item", "_state")
+
+    _START: int
+    """The state at the start of a text."""
+    _OPEN: int
+    """The state while an item is being read."""
+
+    def __init__(self) -> None:
+        self._state = self._START
+        self._item: list[str] = []
+
+    def finish(self) -> list[str]:
+        """The item the end of the text completes, if one is open."""
+        state, self._state = self._state, self._START
+        if state != self._OPEN:
+            return []
+        value = "".join(self._item)
+        self._item.clear()
+        return [value]
+
+
 # NumberedItems' states: where a match of "\d+\.\s([^\n]+)" has got to.
 _SEEK, _IN_NUMBER, _AFTER_NUMBER, _AFTER_DOT, _AFTER_SPACE, _IN_ITEM = range(6)
 
 
-class NumberedItems:
+class NumberedItems(_LineItems):
     """The items of a numbered list, as ``re.findall(r"\\d+\\.\\s([^\\n]+)", text)`` finds them.
 
     A number, a dot and one whitespace character start an item anywhere in the text (the
@@ -146,11 +171,10 @@ class NumberedItems:
     its line, spaces and ``\\r`` included.
     """
 
-    __slots__ = ("_item", "_state")
+    __slots__ = ()
 
-    def __init__(self) -> None:
-        self._state = _SEEK
-        self._item: list[str] = []
+    _START = _SEEK
+    _OPEN = _IN_ITEM
 
     def feed(self, text: str) -> list[str]:
         """Read the next piece; the items it completes."""
@@ -196,15 +220,6 @@ class NumberedItems:
         self._state = state
         return items
 
-    def finish(self) -> list[str]:
-        """The item the end of the text completes, if one is open."""
-        state, self._state = self._state, _SEEK
-        if state != _IN_ITEM:
-            return []
-        value = "".join(self._item)
-        self._item.clear()
-        return [value]
-
 
 _NOT_SPACE: Final = re.compile(r"\S")
 _BULLETS: Final = "-*"
@@ -213,7 +228,7 @@ _BULLETS: Final = "-*"
 _LINE_START, _AFTER_BULLET, _AFTER_BULLET_SPACE, _IN_BULLET_ITEM, _SKIP_LINE = range(5)
 
 
-class MarkdownItems:
+class MarkdownItems(_LineItems):
     """The items of a markdown list, as ``re.findall(r"^\\s*[-*]\\s([^\\n]+)$", text, re.M)``.
 
     A line whose first non-blank character is ``-`` or ``*`` followed by one whitespace
@@ -221,11 +236,10 @@ class MarkdownItems:
     its line takes the next line as its item. The item is the rest of the line.
     """
 
-    __slots__ = ("_item", "_state")
+    __slots__ = ()
 
-    def __init__(self) -> None:
-        self._state = _LINE_START
-        self._item: list[str] = []
+    _START = _LINE_START
+    _OPEN = _IN_BULLET_ITEM
 
     def feed(self, text: str) -> list[str]:
         """Read the next piece; the items it completes."""
@@ -266,12 +280,3 @@ class MarkdownItems:
                 i = end + 1
         self._state = state
         return items
-
-    def finish(self) -> list[str]:
-        """The item the end of the text completes, if one is open."""
-        state, self._state = self._state, _LINE_START
-        if state != _IN_BULLET_ITEM:
-            return []
-        value = "".join(self._item)
-        self._item.clear()
-        return [value]

@@ -125,15 +125,32 @@ def _looked_up(handler: BaseCallbackHandler, name: str) -> Callable[..., Any]:
     return hook
 
 
+_fixed_tables: dict[type, tuple[tuple[str, Callable[..., Any]], ...]] = {}
+
+
 def _handler_table(handler: BaseCallbackHandler) -> Table:
     """The table of one handler."""
-    hooks = _overridden(type(handler))
+    cls = type(handler)
+    if "_hooks_fixed" in cls.__dict__:
+        # leanchain's own per-call handlers (the event stream's collector): their hooks and
+        # flags are the class's for good, so the class's table is read once.
+        fixed = _fixed_tables.get(cls)
+        if fixed is None:
+            fixed = _fixed_tables[cls] = tuple(
+                (name, entries[0][1]) for name, entries in _read_table(handler, cls).items()
+            )
+        return {name: ((handler, hook),) for name, hook in fixed}
+    return _read_table(handler, cls)
+
+
+def _read_table(handler: BaseCallbackHandler, cls: type) -> Table:
+    """The table of `handler`, read from its class and itself."""
+    hooks = _overridden(cls)
     own = getattr(handler, "__dict__", None)
     if own and not _EVENT_NAMES.isdisjoint(own):
         # A hook set on the instance itself (rare) counts too, and wins.
         known = {name for _, group in hooks for name, _ in group}
         hooks = _group([(n, False) for n in EVENTS if n in known or n in own])
-    cls = type(handler)
     table: Table = {}
     for flag, group in hooks:
         if flag is not None and getattr(handler, flag, False):

@@ -3,11 +3,11 @@ start and its end, and the names of its events (LangChain's v2 families)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 from leanchain.callbacks._event_types import StreamEvent
 
-__all__ = ["EVENT_NAMES", "UNKNOWN", "EventRun"]
+__all__ = ["CHAIN_EVENTS", "EVENT_NAMES", "UNKNOWN", "EventRun", "event_of"]
 
 EVENT_NAMES = {
     family: (f"on_{family}_start", f"on_{family}_stream", f"on_{family}_end")
@@ -15,49 +15,31 @@ EVENT_NAMES = {
 }
 """The start, stream and end event names of each run type."""
 
+CHAIN_EVENTS = EVENT_NAMES["chain"]
+"""The event names of a chain run (and of a run of an unknown type)."""
+
 UNKNOWN: Any = object()
 """The input of a streaming run, until its end reports the summed input chunks."""
 
+EventRun: TypeAlias = tuple[
+    tuple[str, str, str], str, str, list[str], list[str], dict[str, Any], bool, Any
+]
+"""What the collector remembers of a run between its start and its end, in this order: the
+names of its start, stream and end events; its name; its id as events carry it; the ids of
+its ancestors, root first; its tags; its metadata; whether its events pass the filter; its
+input (`UNKNOWN` for a streaming run until it ends). A plain tuple: one is made per run, and
+a tuple costs a third of an object with as many attributes."""
 
-class EventRun:
-    """What the collector remembers of a run between its start and its end."""
 
-    __slots__ = (
-        "events",
-        "id",
-        "include",
-        "inputs",
-        "metadata",
-        "name",
-        "parent_ids",
-        "tags",
-    )
-
-    id: str
-    """The run's id, as events carry it."""
-    name: str
-    """The run's name."""
-    tags: list[str]
-    """The run's tags."""
-    metadata: dict[str, Any]
-    """The run's metadata."""
-    parent_ids: list[str]
-    """The ids of the run's ancestors, root first."""
-    inputs: Any
-    """The run's input (`UNKNOWN` for a streaming run until it ends)."""
-    include: bool
-    """Whether the run's events pass the filter."""
-    events: tuple[str, str, str]
-    """The names of the run's start, stream and end events."""
-
-    def event(self, name: str, data: Any) -> StreamEvent:
-        """The event `name` of this run, with `data`."""
-        return {
-            "event": name,
-            "name": self.name,
-            "run_id": self.id,
-            "parent_ids": self.parent_ids,
-            "tags": self.tags,
-            "metadata": self.metadata,
-            "data": data,
-        }
+def event_of(run: EventRun, event: str, data: Any) -> StreamEvent:
+    """The event `event` of `run`, with `data`."""
+    _, name, run_id, parent_ids, tags, metadata, _, _ = run
+    return {
+        "event": event,
+        "name": name,
+        "run_id": run_id,
+        "parent_ids": parent_ids,
+        "tags": tags,
+        "metadata": metadata,
+        "data": data,
+    }

@@ -1,41 +1,29 @@
 """`stream_events` / `astream_events`: a run's events, delivered while the run goes on.
 
-The sync form runs the runnable's `stream` on a producer thread (`_producers`) whose
-`EventCollector` feeds a queue that the caller's generator drains; the async form runs
-`astream` as a task feeding an `asyncio.Queue`. Either way an event reaches the caller as
-soon as it happens, not when the next output chunk does: a model's tokens arrive while the
-model is still answering, even inside an agent. Closing the stream early stops the run at
-its next event.
+The sync form runs the runnable's `stream` on a producer thread whose `EventCollector` feeds
+a queue that the caller's generator drains, unless the run is known to be over before anyone
+could see it go on (`_event_sync`); the async form runs `astream` as a task feeding an
+`asyncio.Queue`. Either way an event reaches the caller as soon as it happens, not when the
+next output chunk does: a model's tokens arrive while the model is still answering, even
+inside an agent. Closing the stream early stops the run at its next event.
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import threading
 from collections.abc import AsyncGenerator, Generator, Sequence
-from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from leanchain.callbacks._event_sync import sync_events, with_collector
 from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
 from leanchain.callbacks._events import EventCollector
-from leanchain.callbacks._producers import start_producer
-from leanchain.callbacks.manager import merge_callbacks
 
 if TYPE_CHECKING:
     from leanchain.runnables.base import Runnable
     from leanchain.runnables.config import RunnableConfig
 
 __all__ = ["astream_events", "stream_events"]
-
-
-class _Failed:
-    """The run raised: the consumer re-raises `error`."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
 
 
 _DONE: Any = object()
@@ -60,24 +48,17 @@ def _filter(
     exclude_types: Sequence[str] | None,
     exclude_tags: Sequence[str] | None,
 ) -> EventFilter | None:
-    rules = EventFilter(
-        include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
-    )
+    given = (include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags)
+    if given == (None, None, None, None, None, None):
+        return None
+    rules = EventFilter(*given)
     return None if rules.is_empty else rules
-
-
-def _with_collector(config: RunnableConfig | None, collector: EventCollector) -> RunnableConfig:
-    from leanchain.runnables.config import ensure_config
-
-    config = ensure_config(config)
-    callbacks = merge_callbacks(config.get("callbacks"), [collector])
-    return cast("RunnableConfig", {**config, "callbacks": callbacks})
 
 
 def stream_events(
     runnable: Runnable[Any, Any],
     input: Any,
-    config: RunnableConfig | None = None,
+    config: RunnableConfig,
     *,
     version: str = "v2",
     include_names: Sequence[str] | None = None,
@@ -88,7 +69,8 @@ def stream_events(
     exclude_tags: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> Generator[StreamEvent, None, None]:
-    """The events of ``runnable.stream(input, config, **kwargs)``, as they happen.
+    """The events of ``runnable.stream(input, config, **kwargs)``, as they happen (`config`
+    is the effective one, `ensure_config`'s).
 
     Raises:
         NotImplementedError: `version` is ``"v1"`` or ``"v3"``.
@@ -98,49 +80,13 @@ def stream_events(
     rules = _filter(
         include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
     )
-    return _events(runnable, input, config, rules, kwargs)
-
-
-def _events(
-    runnable: Runnable[Any, Any],
-    input: Any,
-    config: RunnableConfig | None,
-    rules: EventFilter | None,
-    kwargs: dict[str, Any],
-) -> Generator[StreamEvent, None, None]:
-    queue: SimpleQueue[Any] = SimpleQueue()
-    collector = EventCollector(queue.put, rules, input)
-    config = _with_collector(config, collector)
-
-    def produce() -> None:
-        try:
-            for chunk in runnable.stream(input, config, **kwargs):
-                collector.root_chunk(chunk)
-        except StreamClosed:
-            pass
-        except BaseException as exc:
-            queue.put(_Failed(exc))
-        finally:
-            queue.put(_DONE)
-
-    start_producer(contextvars.copy_context(), produce)
-    get = queue.get
-    try:
-        while True:
-            item = get()
-            if item is _DONE:
-                return
-            if type(item) is _Failed:
-                raise item.error
-            yield item
-    finally:
-        collector.closed = True
+    return sync_events(runnable, input, config, rules, kwargs)
 
 
 def astream_events(
     runnable: Runnable[Any, Any],
     input: Any,
-    config: RunnableConfig | None = None,
+    config: RunnableConfig,
     *,
     version: str = "v2",
     include_names: Sequence[str] | None = None,
@@ -167,7 +113,7 @@ def astream_events(
 async def _aevents(
     runnable: Runnable[Any, Any],
     input: Any,
-    config: RunnableConfig | None,
+    config: RunnableConfig,
     rules: EventFilter | None,
     kwargs: dict[str, Any],
 ) -> AsyncGenerator[StreamEvent, None]:
@@ -186,7 +132,7 @@ async def _aevents(
             loop.call_soon_threadsafe(put, event)
 
     collector = EventCollector(send, rules, input)
-    run_config = _with_collector(config, collector)
+    run_config = with_collector(config, collector)
 
     async def produce() -> None:
         try:

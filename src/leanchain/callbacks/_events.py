@@ -12,15 +12,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
-from leanchain.callbacks._event_run import EVENT_NAMES, UNKNOWN, EventRun
+from leanchain.callbacks._event_run import CHAIN_EVENTS, EVENT_NAMES, UNKNOWN, EventRun, event_of
 from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
 from leanchain.callbacks._run_ids import run_id_str
 from leanchain.callbacks.base import BaseCallbackHandler
 
 __all__ = ["EventCollector"]
-
-
-_new_run = object.__new__
 
 
 class EventCollector(BaseCallbackHandler):
@@ -38,6 +35,8 @@ class EventCollector(BaseCallbackHandler):
 
     wants_tokens = True
     """Chat models stream even when invoked, so that their tokens become events."""
+    _hooks_fixed = True
+    """One is made per event stream: its dispatch table is read once for the class."""
 
     def __init__(
         self,
@@ -56,88 +55,10 @@ class EventCollector(BaseCallbackHandler):
         self._tapping: bool | None = None
         self.closed = False
         """Set when the consumer has gone: the next event stops the run."""
+        self.reached_out = False
+        """Set when a chat model or a tool run starts: what a consumer wants to see live."""
 
     # -- bookkeeping ------------------------------------------------------------------------
-
-    def _start(
-        self,
-        run_id: UUID,
-        parent_run_id: UUID | None,
-        name: str,
-        run_type: str,
-        tags: list[str] | None,
-        metadata: dict[str, Any] | None,
-        inputs: Any,
-    ) -> EventRun:
-        if self.closed:
-            raise StreamClosed
-        runs = self._runs
-        if parent_run_id is None:
-            parent_ids: list[str] = []
-        else:
-            parent = runs.get(parent_run_id.int)
-            parent_ids = (
-                [*parent.parent_ids, parent.id]
-                if parent is not None
-                else [run_id_str(parent_run_id)]
-            )
-        if tags is None:
-            tags = []
-        if metadata is None:
-            metadata = {}
-        # One per run: made without `__init__`.
-        run: EventRun = _new_run(EventRun)
-        run.id = run_id_str(run_id)
-        run.name = name
-        run.tags = tags
-        run.metadata = metadata
-        run.parent_ids = parent_ids
-        run.events = events = EVENT_NAMES.get(run_type) or EVENT_NAMES["chain"]
-        event_filter = self._filter
-        run.include = include = event_filter is None or event_filter.includes(name, run_type, tags)
-        key = run_id.int
-        runs[key] = run
-        if self.root is None:
-            self.root = run
-            self._root_id = key
-            inputs = self._root_input
-        run.inputs = inputs
-        if include:
-            self._send(
-                {
-                    "event": events[0],
-                    "name": name,
-                    "run_id": run.id,
-                    "parent_ids": parent_ids,
-                    "tags": tags,
-                    "metadata": metadata,
-                    "data": {} if inputs is UNKNOWN else {"input": inputs},
-                }
-            )
-        return run
-
-    def _end(self, run_id: UUID, output: Any, inputs: Any = None) -> None:
-        key = run_id.int
-        run = self._runs.pop(key, None)
-        if run is None or not run.include:
-            return
-        if key == self._root_id:
-            data: dict[str, Any] = {"output": output}
-        else:
-            if inputs is None:
-                inputs = {} if run.inputs is UNKNOWN else run.inputs
-            data = {"output": output, "input": inputs}
-        self._send(
-            {
-                "event": run.events[2],
-                "name": run.name,
-                "run_id": run.id,
-                "parent_ids": run.parent_ids,
-                "tags": run.tags,
-                "metadata": run.metadata,
-                "data": data,
-            }
-        )
 
     def root_chunk(self, chunk: Any) -> None:
         """The root produced `chunk`: report it unless the root streams its chunks itself.
@@ -152,8 +73,8 @@ class EventCollector(BaseCallbackHandler):
                 not self._root_streams and self._root_id is not None and self._root_id in self._runs
             )
         root = self.root
-        if self._tapping and root is not None and root.include:
-            self._send(root.event(root.events[1], {"chunk": chunk}))
+        if self._tapping and root is not None and root[6]:
+            self._send(event_of(root, root[0][1], {"chunk": chunk}))
 
     # -- the handler protocol ---------------------------------------------------------------
 
@@ -170,19 +91,50 @@ class EventCollector(BaseCallbackHandler):
         run_type: str | None = None,
         **kwargs: Any,
     ) -> None:
-        """A chain, prompt or parser run started (a streaming run does not know its input)."""
-        # `name` and `run_type` are parameters: no keyword dict to fill on every run.
-        if run_type is None or run_type not in EVENT_NAMES:
-            run_type = "chain"
-        self._start(
-            run_id,
-            parent_run_id,
-            name or _name(kwargs, serialized),
-            run_type,
-            tags,
-            metadata,
-            UNKNOWN if type(inputs) is str and not inputs else inputs,
-        )
+        """A run started: a chain, prompt or parser (a streaming one does not know its input
+        yet), or, through their own hooks, a chat model or a tool."""
+        # Every run starts here, written out: `name` and `run_type` are parameters so that
+        # no keyword dict is filled on every run.
+        if self.closed:
+            raise StreamClosed
+        if run_type is None or (events := EVENT_NAMES.get(run_type)) is None:
+            run_type, events = "chain", CHAIN_EVENTS
+        if not name:
+            name = _name(kwargs, serialized)
+        runs = self._runs
+        if parent_run_id is None:
+            parent_ids: list[str] = []
+        else:
+            parent = runs.get(parent_run_id.int)
+            parent_ids = [*parent[3], parent[2]] if parent else [run_id_str(parent_run_id)]
+        if tags is None:
+            tags = []
+        if metadata is None:
+            metadata = {}
+        is_root = self.root is None
+        if is_root:
+            inputs = self._root_input
+        elif type(inputs) is str and not inputs and run_type != "tool":
+            inputs = UNKNOWN
+        event_filter = self._filter
+        include = event_filter is None or event_filter.includes(name, run_type, tags)
+        id_str = run_id_str(run_id)
+        key = run_id.int
+        runs[key] = run = (events, name, id_str, parent_ids, tags, metadata, include, inputs)
+        if is_root:
+            self.root, self._root_id = run, key
+        if include:
+            self._send(
+                {
+                    "event": events[0],
+                    "name": name,
+                    "run_id": id_str,
+                    "parent_ids": parent_ids,
+                    "tags": tags,
+                    "metadata": metadata,
+                    "data": {} if inputs is UNKNOWN else {"input": inputs},
+                }
+            )
 
     def on_chain_stream(
         self, chunk: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
@@ -194,15 +146,16 @@ class EventCollector(BaseCallbackHandler):
         if key == self._root_id:
             self._root_streams = True
         run = self._runs.get(key)
-        if run is not None and run.include:
+        if run is not None and run[6]:
+            events, name, id_str, parent_ids, tags, metadata, _, _ = run
             self._send(
                 {
-                    "event": run.events[1],
-                    "name": run.name,
-                    "run_id": run.id,
-                    "parent_ids": run.parent_ids,
-                    "tags": run.tags,
-                    "metadata": run.metadata,
+                    "event": events[1],
+                    "name": name,
+                    "run_id": id_str,
+                    "parent_ids": parent_ids,
+                    "tags": tags,
+                    "metadata": metadata,
                     "data": {"chunk": chunk},
                 }
             )
@@ -216,8 +169,29 @@ class EventCollector(BaseCallbackHandler):
         inputs: Any = None,
         **kwargs: Any,
     ) -> None:
-        """A chain run ended; a streaming run says its summed input here."""
-        self._end(run_id, outputs, inputs)
+        """A run ended (every run ends here); a streaming one says its summed input."""
+        key = run_id.int
+        run = self._runs.pop(key, None)
+        if run is None or not run[6]:
+            return
+        events, name, id_str, parent_ids, tags, metadata, _, run_inputs = run
+        if key == self._root_id:
+            data: dict[str, Any] = {"output": outputs}
+        else:
+            if inputs is None:
+                inputs = {} if run_inputs is UNKNOWN else run_inputs
+            data = {"output": outputs, "input": inputs}
+        self._send(
+            {
+                "event": events[2],
+                "name": name,
+                "run_id": id_str,
+                "parent_ids": parent_ids,
+                "tags": tags,
+                "metadata": metadata,
+                "data": data,
+            }
+        )
 
     def on_chain_error(
         self,
@@ -242,14 +216,16 @@ class EventCollector(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """A chat model run started."""
-        self._start(
-            run_id,
-            parent_run_id,
-            _name(kwargs, serialized),
-            "chat_model",
-            tags,
-            metadata,
+        self.reached_out = True
+        self.on_chain_start(
+            serialized,
             {"messages": messages},
+            run_id=run_id,
+            parent_run_id=parent_run_id,
+            tags=tags,
+            metadata=metadata,
+            name=_name(kwargs, serialized),
+            run_type="chat_model",
         )
 
     def on_llm_new_token(
@@ -272,7 +248,7 @@ class EventCollector(BaseCallbackHandler):
         """A chat model run ended: its output is the reply message."""
         generations = getattr(response, "generations", None)
         output = generations[0][0].message if generations and generations[0] else {}
-        self._end(run_id, output)
+        self.on_chain_end(output, run_id=run_id)
 
     def on_llm_error(
         self,
@@ -298,21 +274,23 @@ class EventCollector(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """A tool run started: its input is the arguments dict, or the input string."""
-        self._start(
-            run_id,
-            parent_run_id,
-            _name(kwargs, serialized),
-            "tool",
-            tags,
-            metadata,
+        self.reached_out = True
+        self.on_chain_start(
+            serialized,
             input_str if inputs is None else inputs,
+            run_id=run_id,
+            parent_run_id=parent_run_id,
+            tags=tags,
+            metadata=metadata,
+            name=_name(kwargs, serialized),
+            run_type="tool",
         )
 
     def on_tool_end(
         self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         """A tool run ended with `output`."""
-        self._end(run_id, output)
+        self.on_chain_end(output, run_id=run_id)
 
     def on_tool_error(
         self,
@@ -324,8 +302,8 @@ class EventCollector(BaseCallbackHandler):
     ) -> None:
         """A tool raised: ``on_tool_error`` with the error and the tool's input."""
         run = self._runs.pop(run_id.int, None)
-        if run is not None and run.include:
-            self._send(run.event("on_tool_error", {"error": error, "input": run.inputs}))
+        if run is not None and run[6]:
+            self._send(event_of(run, "on_tool_error", {"error": error, "input": run[7]}))
 
     def on_custom_event(
         self,
@@ -349,7 +327,7 @@ class EventCollector(BaseCallbackHandler):
                 "event": "on_custom_event",
                 "name": name,
                 "run_id": run_id_str(run_id),
-                "parent_ids": run.parent_ids if run is not None else [],
+                "parent_ids": run[3] if run is not None else [],
                 "tags": event_tags,
                 "metadata": metadata if metadata is not None else {},
                 "data": data,

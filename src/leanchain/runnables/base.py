@@ -21,6 +21,7 @@ from collections.abc import (
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
+from leanchain.callbacks import _event_stream
 from leanchain.runnables._abstract import abstract_methods
 from leanchain.runnables._batching import abatch_tasks, batch_tasks
 from leanchain.runnables._chunks import afold, fold
@@ -196,6 +197,9 @@ class Runnable(Generic[Input, Output]):
     ) -> Generator[StreamEvent, None, None]:
         """The events of `stream` (LangChain's v2 events), delivered as they happen.
 
+        The run goes on on a producer thread, unless its last event stream showed it over
+        before anyone could watch it (no model, no tool, no wait): then in this thread.
+
         Args:
             input: the input.
             config: the config of the call.
@@ -214,12 +218,10 @@ class Runnable(Generic[Input, Output]):
             NotImplementedError: `version` is ``"v1"`` or ``"v3"``.
             ValueError: another unknown `version`.
         """
-        from leanchain.callbacks._event_stream import stream_events
-
-        return stream_events(
+        return _event_stream.stream_events(
             self,
             input,
-            config,
+            ensure_config(config),
             version=version,
             include_names=include_names,
             include_types=include_types,
@@ -245,12 +247,10 @@ class Runnable(Generic[Input, Output]):
         **kwargs: Any,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Async `stream_events`: the events of `astream`, delivered as they happen."""
-        from leanchain.callbacks._event_stream import astream_events
-
-        return astream_events(
+        return _event_stream.astream_events(
             self,
             input,
-            config,
+            ensure_config(config),
             version=version,
             include_names=include_names,
             include_types=include_types,

@@ -135,3 +135,19 @@ def test_a_hook_replaced_on_the_class_after_use_is_the_one_called(
     monkeypatch.setattr(Swapped, "on_chain_end", doubled)
     RunnableLambda(add_one).invoke(1, {"callbacks": [handler]})
     assert handler.outputs == [2, 4]
+
+
+def test_a_class_with_fixed_hooks_has_its_table_read_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Fixed(Ends):
+        """Like leanchain's per-call event collector: its hooks are the class's for good."""
+
+        _hooks_fixed = True
+
+    first = Fixed()
+    chain().invoke(1, {"callbacks": [first]})
+    monkeypatch.setattr(Fixed, "on_chain_end", lambda self, outputs, **kw: None)
+    second = Fixed()
+    chain().invoke(5, {"callbacks": [second]})
+    assert (first.outputs, second.outputs) == ([2, 3, 3], [6, 7, 7])

@@ -9,6 +9,8 @@ Workloads, on a sequence of 10 `RunnableLambda` steps, per step (time of one cal
   thread (a runnable's first call, and every call of a run that can be watched going on): the
   same events handed over a queue, and the bare hand-off alone, a producer thread that sends 33
   items and ends (two thread wake-ups per call).
+* ``astream_events`` vs ``astream`` on 10 async steps (no goal of its own; the async twin needs
+  no thread: the run is a task on the caller's event loop).
 * ``invoke`` with the OpenTelemetry handler over a no-op tracer vs no callbacks (goal: at most
   3 µs added per step). Shown with its two parts: the callback machinery itself (a handler
   whose hooks do nothing) and what the OpenTelemetry handler adds on top of that.
@@ -18,11 +20,14 @@ Run: ``.venv/bin/python -m benchmarks observability``.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
+import time
+from collections.abc import Awaitable, Callable
 from queue import SimpleQueue
 from typing import Any
 
-from benchmarks._util import median_time, print_table, row, scaled
+from benchmarks._util import QUICK, median_of, median_time, print_table, row, scaled
 from leanchain.callbacks import BaseCallbackHandler
 from leanchain.callbacks._event_sync import on_producer
 from leanchain.callbacks._producers import start_producer
@@ -36,12 +41,34 @@ def _step(x: int) -> int:
     return x + 1
 
 
-def ten_steps() -> Runnable[int, int]:
+async def _astep(x: int) -> int:
+    return x + 1
+
+
+def ten_steps(step: Any = _step) -> Runnable[int, int]:
     """A sequence of 10 lambda steps."""
-    chain: Runnable[int, Any] = RunnableLambda(_step)
+    chain: Runnable[int, Any] = RunnableLambda(step)
     for _ in range(STEPS - 1):
-        chain = chain | RunnableLambda(_step)
+        chain = chain | RunnableLambda(step)
     return chain
+
+
+def async_per_step_us(make: Callable[[], Awaitable[object]], number: int) -> float:
+    """The median time of one ``await make()``, per chain step, in microseconds (rounds as
+    `median_time`'s, all on one event loop)."""
+
+    async def rounds() -> float:
+        for _ in range(min(number, 100)):
+            await make()
+        samples = []
+        for _ in range(7 if not QUICK else 2):
+            start = time.perf_counter()
+            for _ in range(number):
+                await make()
+            samples.append((time.perf_counter() - start) / number)
+        return median_of(samples)
+
+    return asyncio.run(rounds()) * 1e6 / STEPS
 
 
 def hand_off() -> None:
@@ -81,6 +108,17 @@ def main() -> None:
     producer = per_step_us(lambda: list(on_producer(chain, 0, config, None, {})), n)
     bare_hand_off = per_step_us(hand_off, n)
 
+    achain = ten_steps(_astep)
+
+    async def astream() -> list[int]:
+        return [chunk async for chunk in achain.astream(0)]
+
+    async def astream_events() -> list[Any]:
+        return [event async for event in achain.astream_events(0)]
+
+    async_stream = async_per_step_us(astream, n)
+    async_events = async_per_step_us(astream_events, n)
+
     otel = {"callbacks": [OpenTelemetryCallbackHandler(NoOpTracerProvider())]}
     bare = per_step_us(lambda: chain.invoke(0), scaled(20_000, 20))
     machinery = per_step_us(lambda: chain.invoke(0, noop), n)  # type: ignore[arg-type]
@@ -93,6 +131,7 @@ def main() -> None:
             row("stream with a no-op handler (machinery)", stream_noop, stream, "µs"),
             row("stream_events on the producer thread", producer, stream, "µs"),
             row("  the thread hand-off alone", bare_hand_off, stream, "µs"),
+            row("astream_events vs astream (async steps)", async_events, async_stream, "µs"),
             row("invoke, OTel (no-op tracer), added", traced - bare, None, "µs", at_most=3),
             row("  of which: callbacks, no-op handler", machinery - bare, None, "µs"),
             row("  of which: OTel handler itself", traced - machinery, None, "µs", at_most=3),

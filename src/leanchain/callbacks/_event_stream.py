@@ -2,16 +2,18 @@
 
 The sync form runs the runnable's `stream` on a producer thread whose `EventCollector` feeds
 a queue that the caller's generator drains, unless the run is known to be over before anyone
-could see it go on (`_event_sync`); the async form runs `astream` as a task feeding an
-`asyncio.Queue`. Either way an event reaches the caller as soon as it happens, not when the
-next output chunk does: a model's tokens arrive while the model is still answering, even
-inside an agent. Closing the stream early stops the run at its next event.
+could see it go on (`_event_sync`); the async form runs `astream` as a task feeding a buffer
+that the caller's generator drains. Either way an event reaches the caller as soon as it
+happens, not when the next output chunk does: a model's tokens arrive while the model is
+still answering, even inside an agent. Closing the stream early stops the run at its next
+event.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+from collections import deque
 from collections.abc import AsyncGenerator, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -120,9 +122,16 @@ async def _aevents(
     import asyncio
 
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-    put = queue.put_nowait
+    # A deque and one future to wait on when it is empty: an `asyncio.Queue` costs a
+    # coroutine per event on each side.
+    sent: deque[Any] = deque()
+    waiter: asyncio.Future[None] | None = None
     loop_thread = threading.get_ident()
+
+    def put(item: Any) -> None:
+        sent.append(item)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def send(event: StreamEvent) -> None:
         # Sync parts of an async run (tools, sync models) send from worker threads.
@@ -142,9 +151,15 @@ async def _aevents(
             put(_DONE)
 
     task = asyncio.ensure_future(produce())
+    take = sent.popleft
     try:
         while True:
-            item = await queue.get()
+            if not sent:
+                waiter = loop.create_future()
+                await waiter
+                waiter = None
+                continue
+            item = take()
             if item is _DONE:
                 break
             yield item

@@ -10,7 +10,6 @@ runnable that the function returns runs on the same input, in its place.
 from __future__ import annotations
 
 import contextvars
-import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
@@ -104,7 +103,7 @@ async def acall_func(
         kwargs = {**kwargs, "config": config}
     token = _current.set(config)
     try:
-        if inspect.isasyncgenfunction(self.afunc):
+        if self._afunc_gen:
             output = (await afold(cast("AsyncIterator[Any]", self.afunc(input, **kwargs))))[1]
         else:
             output = await self.afunc(input, **kwargs)
@@ -126,7 +125,7 @@ async def astream_func(
     got, input = await afold(chunks)
     if not got:
         return
-    if self.afunc is not None and inspect.isasyncgenfunction(self.afunc):
+    if self._afunc_gen and self.afunc is not None:
         if self._afunc_config:
             kwargs = {**kwargs, "config": config}
         token = _current.set(config)

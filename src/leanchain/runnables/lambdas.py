@@ -55,6 +55,7 @@ class RunnableLambda(Runnable[Input, Output]):
 
     __slots__ = (
         "_afunc_config",
+        "_afunc_gen",
         "_func_config",
         "_func_gen",
         "_plain",
@@ -149,6 +150,7 @@ class RunnableLambda(Runnable[Input, Output]):
         self._func_config = self.func is not None and accepts_config(self.func)
         self._afunc_config = self.afunc is not None and accepts_config(self.afunc)
         self._func_gen = self.func is not None and inspect.isgeneratorfunction(self.func)
+        self._afunc_gen = self.afunc is not None and inspect.isasyncgenfunction(self.afunc)
         self._plain = self.func is not None and not self._func_config and not self._func_gen
         own = getattr(func, "__name__", None)
         self.name = name or (own if own and own != "<lambda>" else None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Final
 
 from langchain_classic.agents import (
@@ -47,7 +47,9 @@ from benchmarks.compare.shared import (
     TOOL_CALLING_SYSTEM,
     XML_TEMPLATE,
     Cycle,
+    aidentity,
     anap,
+    count_events,
     double,
     echo_text,
     identity,
@@ -56,7 +58,15 @@ from benchmarks.compare.shared import (
     source,
     triple,
 )
-from benchmarks.compare.spec import Call, Case, CaseFactory, Import, Settings
+from benchmarks.compare.spec import (
+    EVENT_STEPS,
+    EVENT_STREAMS,
+    Call,
+    Case,
+    CaseFactory,
+    Import,
+    Settings,
+)
 
 __all__ = ["CASES", "CycleChatModel"]
 
@@ -202,6 +212,22 @@ def _abatch(settings: Settings) -> Case:
     )
 
 
+def _events(settings: Settings) -> Case:
+    chain: Runnable[Any, Any] = RunnableLambda(aidentity)
+    for _ in range(EVENT_STEPS - 1):
+        chain = chain | RunnableLambda(aidentity)
+    loop = asyncio.new_event_loop()
+
+    def stream() -> AsyncIterator[Any]:
+        return chain.astream_events(1, version="v2")
+
+    return Call(
+        lambda: loop.run_until_complete(count_events(stream)),
+        (3 * EVENT_STEPS + 3) * EVENT_STREAMS,
+        loop.close,
+    )
+
+
 def _stream(steps: int) -> CaseFactory:
     def build(settings: Settings) -> Case:
         n = settings.stream_chunks
@@ -275,6 +301,7 @@ CASES: Final[dict[str, CaseFactory]] = {
     "abatch": _abatch,
     "stream_1": _stream(1),
     "stream_3": _stream(3),
+    "events_10": _events,
     **{f"agent_{kind}": _agent(kind) for kind in _AGENTS},
     "agent_openai": _openai_agent,
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Final
 
 import leanchain
@@ -15,7 +15,9 @@ from benchmarks.compare.shared import (
     TEXT_REPLIES,
     TOOL_CALL_ARGS,
     Cycle,
+    aidentity,
     anap,
+    count_events,
     double,
     echo_text,
     identity,
@@ -24,7 +26,15 @@ from benchmarks.compare.shared import (
     source,
     triple,
 )
-from benchmarks.compare.spec import Call, Case, CaseFactory, Import, Settings
+from benchmarks.compare.spec import (
+    EVENT_STEPS,
+    EVENT_STREAMS,
+    Call,
+    Case,
+    CaseFactory,
+    Import,
+    Settings,
+)
 from leanchain.agents import (
     AgentExecutor,
     create_react_agent,
@@ -181,6 +191,22 @@ def _abatch(settings: Settings) -> Case:
     )
 
 
+def _events(settings: Settings) -> Case:
+    chain: Runnable[Any, Any] = RunnableLambda(aidentity)
+    for _ in range(EVENT_STEPS - 1):
+        chain = chain | RunnableLambda(aidentity)
+    loop = asyncio.new_event_loop()
+
+    def stream() -> AsyncIterator[Any]:
+        return chain.astream_events(1, version="v2")
+
+    return Call(
+        lambda: loop.run_until_complete(count_events(stream)),
+        (3 * EVENT_STEPS + 3) * EVENT_STREAMS,
+        loop.close,
+    )
+
+
 def _stream(steps: int) -> CaseFactory:
     def build(settings: Settings) -> Case:
         n = settings.stream_chunks
@@ -263,6 +289,7 @@ CASES: Final[dict[str, CaseFactory]] = {
     "abatch": _abatch,
     "stream_1": _stream(1),
     "stream_3": _stream(3),
+    "events_10": _events,
     **{f"agent_{kind}": _agent(kind) for kind in _AGENTS},
     "agent_openai": _openai_agent,
 }

@@ -11,7 +11,7 @@ import asyncio
 import json
 import re
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
@@ -34,7 +34,9 @@ from benchmarks.compare.shared import (
     TOOL_CALLING_SYSTEM,
     XML_TEMPLATE,
     Cycle,
+    aidentity,
     anap,
+    count_events,
     double,
     echo_text,
     identity,
@@ -43,7 +45,15 @@ from benchmarks.compare.shared import (
     source,
     triple,
 )
-from benchmarks.compare.spec import Call, Case, CaseFactory, Import, Settings
+from benchmarks.compare.spec import (
+    EVENT_STEPS,
+    EVENT_STREAMS,
+    Call,
+    Case,
+    CaseFactory,
+    Import,
+    Settings,
+)
 
 __all__ = ["CASES"]
 
@@ -155,6 +165,41 @@ def _abatch(settings: Settings) -> Case:
         return list(await asyncio.gather(*(one(x) for x in items)))
 
     return Call(lambda: loop.run_until_complete(gather()), items, loop.close)
+
+
+def _event(kind: str, name: str, run_id: str, parents: list[str], data: Any) -> dict[str, Any]:
+    return {
+        "event": kind,
+        "name": name,
+        "run_id": run_id,
+        "parent_ids": parents,
+        "tags": [],
+        "metadata": {},
+        "data": data,
+    }
+
+
+async def _chain_events(value: Any) -> AsyncIterator[dict[str, Any]]:
+    """The events of a chain of `EVENT_STEPS` awaited steps, written out by hand."""
+    yield _event("on_chain_start", "chain", "0", [], {"input": value})
+    for i in range(1, EVENT_STEPS + 1):
+        run_id = str(i)
+        yield _event("on_chain_start", "step", run_id, ["0"], {})
+        output = await aidentity(value)
+        yield _event("on_chain_stream", "step", run_id, ["0"], {"chunk": output})
+        yield _event("on_chain_end", "step", run_id, ["0"], {"input": value, "output": output})
+        value = output
+    yield _event("on_chain_stream", "chain", "0", [], {"chunk": value})
+    yield _event("on_chain_end", "chain", "0", [], {"output": value})
+
+
+def _events(settings: Settings) -> Case:
+    loop = asyncio.new_event_loop()
+    return Call(
+        lambda: loop.run_until_complete(count_events(lambda: _chain_events(1))),
+        (3 * EVENT_STEPS + 3) * EVENT_STREAMS,
+        loop.close,
+    )
 
 
 def _stream(steps: int) -> CaseFactory:
@@ -307,6 +352,7 @@ CASES: Final[dict[str, CaseFactory]] = {
     "abatch": _abatch,
     "stream_1": _stream(1),
     "stream_3": _stream(3),
+    "events_10": _events,
     "agent_tool_calling": _agent(
         _tool_calling_loop, _TOOL_CALL, {"role": "assistant", "content": AGENT_OUTPUT}
     ),

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, Final
 
+from benchmarks.compare.spec import EVENT_STREAMS
 from leanchain.agents.prompts import (
     REACT_TEMPLATE,
     STRUCTURED_CHAT_HUMAN,
@@ -34,7 +35,9 @@ __all__ = [
     "TOOL_CALL_ARGS",
     "XML_TEMPLATE",
     "Cycle",
+    "aidentity",
     "anap",
+    "count_events",
     "double",
     "echo_text",
     "identity",
@@ -79,6 +82,20 @@ TEXT_REPLIES: Final[dict[str, tuple[str, str]]] = {
 def identity(x: Any) -> Any:
     """A trivial step."""
     return x
+
+
+async def aidentity(x: Any) -> Any:
+    """A trivial async step."""
+    return x
+
+
+async def count_events(stream: Callable[[], AsyncIterator[Any]]) -> int:
+    """Drain `EVENT_STREAMS` event streams made by `stream`: the number of events."""
+    count = 0
+    for _ in range(EVENT_STREAMS):
+        async for _event in stream():
+            count += 1
+    return count
 
 
 def double(d: dict[str, int]) -> int:

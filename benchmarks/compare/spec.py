@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 __all__ = [
+    "EVENT_STEPS",
+    "EVENT_STREAMS",
     "IMPLEMENTATIONS",
     "WORKLOADS",
     "Call",
@@ -113,6 +115,13 @@ class Workload:
     """A footnote for the report."""
 
 
+EVENT_STEPS = 10
+"""The steps of the chain whose events are streamed (``events_10``)."""
+EVENT_STREAMS = 20
+"""Event streams per timed call of ``events_10`` (one event loop for all: its start-up is
+not the work)."""
+
+
 def _const(n: int) -> Callable[[Settings], int]:
     return lambda _settings: n
 
@@ -207,6 +216,16 @@ WORKLOADS: tuple[Workload, ...] = (
         "stream",
         "µs",
         per=_chunks,
+    ),
+    Workload(
+        "events_10",
+        "astream_events (v2), chain of 10 async lambdas, per step",
+        "stream",
+        "µs",
+        per=_const(EVENT_STEPS * EVENT_STREAMS),
+        note="33 events per stream (start, stream and end of each step and of the chain), 20 "
+        "streams per timed call on one event loop; plain: an async generator that yields the "
+        "same 33 event dicts around the 10 awaited steps",
     ),
     *(
         Workload(

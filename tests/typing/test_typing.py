@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, assert_type
 
+from leanchain.callbacks.manager import RunManager
 from leanchain.runnables import (
     Runnable,
     RunnableAssign,
@@ -82,6 +83,18 @@ def pairs(values: dict[str, Any]) -> Iterator[str]:
     yield from values
 
 
+def named(x: int, run_manager: RunManager) -> str:
+    return f"{run_manager.name}:{x}"
+
+
+async def anamed(x: int, run_manager: RunManager) -> str:
+    return f"{run_manager.name}:{x}"
+
+
+def names(x: int, run_manager: RunManager) -> Iterator[str]:
+    yield run_manager.name
+
+
 def to_dict(x: int) -> dict[str, Any]:
     return {"x": x}
 
@@ -95,6 +108,10 @@ def test_runnable_lambda_takes_the_function_types() -> None:
     assert_type(RunnableLambda(atagged), RunnableLambda[int, list[str]])
     assert_type(RunnableLambda(to_text, afunc=ato_text), RunnableLambda[int, str])
     assert_type(RunnableLambda(lambda x: x + 1), RunnableLambda[Any, int])
+    assert_type(RunnableLambda(named), RunnableLambda[int, str])
+    assert_type(RunnableLambda(anamed), RunnableLambda[int, str])
+    assert_type(RunnableLambda(names), RunnableLambda[int, str])
+    assert RunnableLambda(named, name="n").invoke(1) == "n:1"
     assert RunnableLambda(to_text).invoke(3) == "3"
     assert RunnableLambda(letters).invoke("ab") == "ab"
     assert RunnableLambda(tagged).invoke(1, {"tags": ["t"]}) == ["t", "1"]

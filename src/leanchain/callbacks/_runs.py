@@ -163,6 +163,10 @@ class RunManager:
         manager._table = self._table
         return manager
 
+    def get_child(self, tag: str | None = None) -> CallbackManager:
+        """LangChain's name for `child`: callbacks that make a run a child of this one."""
+        return self.child(tag)
+
     def child_config(self, config: RunnableConfig, tag: str | None = None) -> RunnableConfig:
         """`config` for a child run of this one: the same keys, with callbacks naming this run
         as the parent (and without ``run_name``/``run_id``, which named this run only)."""

@@ -40,6 +40,7 @@ __all__ = [
     "begin_run",
     "merge_callbacks",
     "new_run_id",
+    "silent_run",
     "start_run",
 ]
 
@@ -70,6 +71,12 @@ def _new_run(config: RunnableConfig, run_type: RunType, name: str) -> RunManager
         config.get("run_name") or name,
         config.get("run_id"),
     )
+
+
+def silent_run(config: RunnableConfig, run_type: RunType, name: str) -> RunManager:
+    """A run that tells no one: for code that asks for its run manager when no handler
+    listens (a lambda's ``run_manager`` parameter). Its children hang under it as usual."""
+    return make_run((), {}, None, (), config, run_type, config.get("tags"), name, None)
 
 
 def begin_run(

@@ -6,6 +6,7 @@ import inspect
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from leanchain.callbacks.manager import RunManager
     from leanchain.runnables.base import Runnable
     from leanchain.runnables.config import RunnableConfig
 
@@ -19,6 +20,12 @@ class _TakesConfig(Protocol[_In_contra, _Out_co]):
     """A function of the input that also takes the run's config as ``config=``."""
 
     def __call__(self, input: _In_contra, /, *, config: RunnableConfig) -> _Out_co: ...
+
+
+class _TakesRunManager(Protocol[_In_contra, _Out_co]):
+    """A function of the input that also takes its run's manager as ``run_manager=``."""
+
+    def __call__(self, input: _In_contra, /, *, run_manager: RunManager) -> _Out_co: ...
 
 
 RunnableLike = Any

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, cast, overload
 from typing_extensions import TypeVar
 
 from leanchain.callbacks._defaults import DEFAULT_HANDLERS
-from leanchain.callbacks.manager import RunManager, begin_run
-from leanchain.runnables._coerce import _TakesConfig
+from leanchain.callbacks.manager import RunManager, begin_run, silent_run
+from leanchain.runnables._coerce import _TakesConfig, _TakesRunManager
 from leanchain.runnables._func_calls import acall_func, astream_func, call_func, stream_func
 from leanchain.runnables._plain_runs import invoke_plain, recurse, stream_plain
 from leanchain.runnables._signature import first_param_type, item_keys, lambda_source, return_type
@@ -26,7 +26,7 @@ from leanchain.runnables.config import (
     ensure_config,
 )
 from leanchain.runnables.generator import SYNC_STREAM, RunnableGenerator
-from leanchain.runnables.utils import accepts_config
+from leanchain.runnables.utils import accepts_config, accepts_kwarg
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -56,8 +56,10 @@ class RunnableLambda(Runnable[Input, Output]):
     __slots__ = (
         "_afunc_config",
         "_afunc_gen",
+        "_afunc_run_manager",
         "_func_config",
         "_func_gen",
+        "_func_run_manager",
         "_plain",
         "afunc",
         "func",
@@ -125,6 +127,34 @@ class RunnableLambda(Runnable[Input, Output]):
         afunc: Callable[..., Awaitable[Out]] | None = None,
         name: str | None = None,
     ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: _TakesRunManager[In, AsyncIterator[Out]],
+        afunc: None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: _TakesRunManager[In, Coroutine[Any, Any, Out]],
+        afunc: None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: _TakesRunManager[In, Iterator[Out]],
+        afunc: Callable[..., AsyncIterator[Out]] | None = None,
+        name: str | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RunnableLambda[In, Out],
+        func: _TakesRunManager[In, Out],
+        afunc: Callable[..., Awaitable[Out]] | None = None,
+        name: str | None = None,
+    ) -> None: ...
 
     def __init__(
         self,
@@ -151,7 +181,18 @@ class RunnableLambda(Runnable[Input, Output]):
         self._afunc_config = self.afunc is not None and accepts_config(self.afunc)
         self._func_gen = self.func is not None and inspect.isgeneratorfunction(self.func)
         self._afunc_gen = self.afunc is not None and inspect.isasyncgenfunction(self.afunc)
-        self._plain = self.func is not None and not self._func_config and not self._func_gen
+        self._func_run_manager = self.func is not None and accepts_kwarg(self.func, "run_manager")
+        self._afunc_run_manager = (
+            self._func_run_manager
+            if self.afunc is None
+            else accepts_kwarg(self.afunc, "run_manager")
+        )
+        self._plain = (
+            self.func is not None
+            and not self._func_config
+            and not self._func_gen
+            and not self._func_run_manager
+        )
         own = getattr(func, "__name__", None)
         self.name = name or (own if own and own != "<lambda>" else None)
 
@@ -174,6 +215,17 @@ class RunnableLambda(Runnable[Input, Output]):
     _stream = stream_func
     _acall = acall_func
     _astream = astream_func
+
+    def _with_run_manager(
+        self, kwargs: dict[str, Any], run: RunManager | None, config: RunnableConfig, wanted: bool
+    ) -> dict[str, Any]:
+        """`kwargs`, plus ``run_manager=`` for a function that declares it: this run's
+        manager, or one that tells no one when no handler listens (as LangChain's)."""
+        if not wanted:
+            return kwargs
+        if run is None:
+            run = silent_run(config, "chain", self.get_name())
+        return {**kwargs, "run_manager": run}
 
     # -- sync -------------------------------------------------------------------------------
 
@@ -201,7 +253,11 @@ class RunnableLambda(Runnable[Input, Output]):
                 child = run.child_config(config)
                 try:
                     if kwargs or not self._plain:
-                        output = self._call(input, child, kwargs)
+                        output = self._call(
+                            input,
+                            child,
+                            self._with_run_manager(kwargs, run, child, self._func_run_manager),
+                        )
                     else:
                         # `_call` written out for a plain function: one frame less per run.
                         token = _current.set(child)
@@ -218,6 +274,7 @@ class RunnableLambda(Runnable[Input, Output]):
                 run.on_end(output)
                 return output  # type: ignore[no-any-return]
         if kwargs or not self._plain or (config is not parent and config is not _EMPTY):
+            kwargs = self._with_run_manager(kwargs, None, config, self._func_run_manager)
             return self._call(input, config, kwargs)  # type: ignore[no-any-return]
         output = self.func(input)  # type: ignore[misc]
         if isinstance(output, Runnable):
@@ -259,8 +316,13 @@ class RunnableLambda(Runnable[Input, Output]):
         """Gather the whole input, then yield the output (a generator's chunks as they come)."""
         if self.func is None:
             raise TypeError(SYNC_STREAM)
+        wanted = self._func_run_manager
         return self._transform_with_config(
-            input, lambda it, cfg, run: self._stream(it, cfg, kwargs), config
+            input,
+            lambda it, cfg, run: self._stream(
+                it, cfg, self._with_run_manager(kwargs, run, cfg, wanted)
+            ),
+            config,
         )
 
     def stream(
@@ -275,16 +337,26 @@ class RunnableLambda(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
         """Await the async function, or run the sync one in a worker thread."""
+        wanted = self._afunc_run_manager
         return await self._acall_with_config(
-            lambda x, cfg, run: self._acall(x, cfg, kwargs), input, config
+            lambda x, cfg, run: self._acall(
+                x, cfg, self._with_run_manager(kwargs, run, cfg, wanted)
+            ),
+            input,
+            config,
         )
 
     def atransform(
         self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Async `transform`."""
+        wanted = self._afunc_run_manager
         return self._atransform_with_config(
-            input, lambda it, cfg, run: self._astream(it, cfg, kwargs), config
+            input,
+            lambda it, cfg, run: self._astream(
+                it, cfg, self._with_run_manager(kwargs, run, cfg, wanted)
+            ),
+            config,
         )
 
     async def astream(
@@ -335,6 +407,8 @@ def chain(func: Callable[[In], Iterator[Out]]) -> RunnableLambda[In, Out]: ...
 def chain(func: Callable[[In], Out]) -> RunnableLambda[In, Out]: ...
 @overload
 def chain(func: _TakesConfig[In, Out]) -> RunnableLambda[In, Out]: ...
+@overload
+def chain(func: _TakesRunManager[In, Out]) -> RunnableLambda[In, Out]: ...
 
 
 def chain(func: Callable[..., Any]) -> RunnableLambda[Any, Any]:

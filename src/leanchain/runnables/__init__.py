@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from leanchain.runnables._chain import chain
 from leanchain.runnables.base import Runnable, coerce_to_runnable
 from leanchain.runnables.binding import ListenerRun, RunnableBinding
 from leanchain.runnables.branch import RunnableBranch
@@ -15,7 +16,7 @@ from leanchain.runnables.configurable import (
 from leanchain.runnables.each import RunnableEach
 from leanchain.runnables.fallbacks import RunnableWithFallbacks
 from leanchain.runnables.graph import Graph
-from leanchain.runnables.lambdas import RunnableGenerator, RunnableLambda, chain
+from leanchain.runnables.lambdas import RunnableGenerator, RunnableLambda
 from leanchain.runnables.parallel import RunnableMap, RunnableParallel
 from leanchain.runnables.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick
 from leanchain.runnables.retry import RunnableRetry

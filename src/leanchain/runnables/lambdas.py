@@ -31,7 +31,7 @@ from leanchain.runnables.utils import accepts_config, accepts_kwarg
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["RunnableGenerator", "RunnableLambda", "chain"]  # RunnableGenerator: re-exported
+__all__ = ["RunnableGenerator", "RunnableLambda"]  # RunnableGenerator: re-exported
 
 
 In = TypeVar("In")
@@ -395,22 +395,3 @@ class RunnableLambda(Runnable[Input, Output]):
 
 
 _GET_NAME = RunnableLambda.get_name
-
-
-@overload
-def chain(func: Callable[[In], AsyncIterator[Out]]) -> RunnableLambda[In, Out]: ...
-@overload
-def chain(func: Callable[[In], Coroutine[Any, Any, Out]]) -> RunnableLambda[In, Out]: ...
-@overload
-def chain(func: Callable[[In], Iterator[Out]]) -> RunnableLambda[In, Out]: ...
-@overload
-def chain(func: Callable[[In], Out]) -> RunnableLambda[In, Out]: ...
-@overload
-def chain(func: _TakesConfig[In, Out]) -> RunnableLambda[In, Out]: ...
-@overload
-def chain(func: _TakesRunManager[In, Out]) -> RunnableLambda[In, Out]: ...
-
-
-def chain(func: Callable[..., Any]) -> RunnableLambda[Any, Any]:
-    """Decorate a function to make it a `RunnableLambda`."""
-    return RunnableLambda(func)

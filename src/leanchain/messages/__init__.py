@@ -32,6 +32,7 @@ from ._simple import (
     SystemMessage,
     SystemMessageChunk,
 )
+from ._token_count import count_tokens_approximately
 from ._tool import (
     InvalidToolCall,
     ToolCall,
@@ -83,6 +84,7 @@ __all__ = [
     "add_usage",
     "convert_to_messages",
     "convert_to_openai_messages",
+    "count_tokens_approximately",
     "default_tool_chunk_parser",
     "default_tool_parser",
     "filter_messages",

@@ -17,6 +17,7 @@ from ._merge import Content
 from ._runnable import MessagesInput, messages_runnable
 from ._select import MessageTypes, type_matcher
 from ._simple import SystemMessage
+from ._token_count import count_tokens_approximately
 
 if TYPE_CHECKING:
     from leanchain.runnables import Runnable
@@ -33,11 +34,15 @@ class SupportsTokenCount(Protocol):
 
 
 TokenCounter: TypeAlias = (
-    Callable[[list[BaseMessage]], int] | Callable[[BaseMessage], int] | SupportsTokenCount
+    Callable[[list[BaseMessage]], int]
+    | Callable[[BaseMessage], int]
+    | SupportsTokenCount
+    | Literal["approximate"]
 )
 """How `trim_messages` counts tokens: a function of a list of messages (``len`` counts
-messages), a function of one message (its first parameter annotated ``BaseMessage``), or an
-object with ``get_num_tokens_from_messages``."""
+messages), a function of one message (its first parameter annotated ``BaseMessage``), an
+object with ``get_num_tokens_from_messages``, or ``"approximate"``
+(`count_tokens_approximately`)."""
 
 
 class SupportsSplitText(Protocol):
@@ -119,7 +124,8 @@ def trim_messages(
         max_tokens: the budget.
         token_counter: a function of a list of messages (``len`` counts messages), a
             function of one message (its first parameter annotated ``BaseMessage``; results
-            are summed), or an object with ``get_num_tokens_from_messages``.
+            are summed), an object with ``get_num_tokens_from_messages``, or
+            ``"approximate"`` (`count_tokens_approximately`: characters / 4, per message).
         strategy: ``"last"`` keeps the end of the conversation, ``"first"`` its start.
         allow_partial: when the next message does not fit whole, keep part of it: its first
             (``"first"``) or last (``"last"``) content blocks, else the first or last pieces
@@ -229,8 +235,14 @@ class _Trim:
         return kept if system is None else [system, *kept]
 
 
+_BY_NAME: Final[dict[str, ListCounter]] = {"approximate": count_tokens_approximately}
+"""The counters `trim_messages` knows by name."""
+
+
 def _counter(token_counter: Any) -> ListCounter:
     """`token_counter` as a function of a list of messages."""
+    if isinstance(token_counter, str) and token_counter in _BY_NAME:
+        return _BY_NAME[token_counter]
     method = getattr(token_counter, "get_num_tokens_from_messages", None)
     if callable(method):
         return method  # type: ignore[no-any-return]

@@ -127,7 +127,8 @@ def test_a_slow_pull_in_the_callers_thread_sends_the_next_call_back() -> None:
 
 
 def test_a_slow_run_on_the_producer_thread_stays_there() -> None:
-    where = Where(delay=0.05)
+    # The caller wakes while the step sleeps (even a loaded machine schedules it in 0.2 s).
+    where = Where(delay=0.2)
     chain = steps(where)
     list(chain.stream_events(1))
     list(chain.stream_events(1))

@@ -21,11 +21,11 @@ from collections.abc import (
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
-from leanchain.callbacks import _event_stream
 from leanchain.runnables._abstract import abstract_methods
 from leanchain.runnables._batching import abatch_tasks, batch_tasks
 from leanchain.runnables._chunks import afold, fold
 from leanchain.runnables._coerce import RunnableLike, _TakesConfig, coerce_to_runnable
+from leanchain.runnables._event_module import event_stream
 from leanchain.runnables._executor import (
     arun_all,
     arun_as_completed,
@@ -218,7 +218,7 @@ class Runnable(Generic[Input, Output]):
             NotImplementedError: `version` is ``"v1"`` or ``"v3"``.
             ValueError: another unknown `version`.
         """
-        return _event_stream.stream_events(
+        events: Generator[StreamEvent, None, None] = event_stream().stream_events(
             self,
             input,
             ensure_config(config),
@@ -231,6 +231,7 @@ class Runnable(Generic[Input, Output]):
             exclude_tags=exclude_tags,
             **kwargs,
         )
+        return events
 
     def astream_events(
         self,
@@ -247,7 +248,7 @@ class Runnable(Generic[Input, Output]):
         **kwargs: Any,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Async `stream_events`: the events of `astream`, delivered as they happen."""
-        return _event_stream.astream_events(
+        aevents: AsyncGenerator[StreamEvent, None] = event_stream().astream_events(
             self,
             input,
             ensure_config(config),
@@ -260,6 +261,7 @@ class Runnable(Generic[Input, Output]):
             exclude_tags=exclude_tags,
             **kwargs,
         )
+        return aevents
 
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any

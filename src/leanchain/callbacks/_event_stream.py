@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from leanchain.callbacks._event_sync import sync_events, with_collector
+from leanchain.callbacks._event_sync import DONE, sync_events, with_collector
 from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
 from leanchain.callbacks._events import EventCollector
 
@@ -26,9 +26,6 @@ if TYPE_CHECKING:
     from leanchain.runnables.config import RunnableConfig
 
 __all__ = ["astream_events", "stream_events"]
-
-
-_DONE: Any = object()
 
 
 def _check_version(version: str) -> None:
@@ -148,7 +145,7 @@ async def _aevents(
             async for chunk in runnable.astream(input, run_config, **kwargs):
                 collector.root_chunk(chunk)
         finally:
-            put(_DONE)
+            put(DONE)
 
     task = asyncio.ensure_future(produce())
     take = sent.popleft
@@ -160,7 +157,7 @@ async def _aevents(
                 waiter = None
                 continue
             item = take()
-            if item is _DONE:
+            if item is DONE:
                 break
             yield item
         await task

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from leanchain.runnables.base import Runnable
     from leanchain.runnables.config import RunnableConfig
 
-__all__ = ["QUICK_PULL_S", "on_producer", "sync_events", "with_collector"]
+__all__ = ["DONE", "QUICK_PULL_S", "on_producer", "sync_events", "with_collector"]
 
 QUICK_PULL_S = 0.001
 """The longest wait for an output chunk after which a run in the caller's thread goes back to
@@ -74,7 +74,8 @@ class _Failed:
         self.error = error
 
 
-_DONE: Any = object()
+DONE: Any = object()
+"""The end of a run's events, behind the last one (the async form uses it too)."""
 
 
 def with_collector(config: RunnableConfig, collector: EventCollector) -> RunnableConfig:
@@ -121,7 +122,7 @@ def on_producer(
             queue.put(_Failed(exc))
         finally:
             ended = True
-            queue.put(_DONE)
+            queue.put(DONE)
 
     start_producer(contextvars.copy_context(), produce)
     get = queue.get
@@ -129,7 +130,7 @@ def on_producer(
         item = get()
         # Before the end, the caller could watch the run go on (or the run wait on it).
         seen_going_on = not ended
-        while item is not _DONE:
+        while item is not DONE:
             if type(item) is _Failed:
                 _remember(runnable, not (seen_going_on or collector.reached_out))
                 raise item.error
@@ -161,13 +162,13 @@ def _in_caller(
             try:
                 if chunks is None:
                     chunks = iter(runnable.stream(input, config, **kwargs))
-                chunk = next(chunks, _DONE)
+                chunk = next(chunks, DONE)
             except Exception as exc:
-                error, chunk = exc, _DONE
+                error, chunk = exc, DONE
             took = perf_counter() - start
             if took > longest:
                 longest = took
-            if chunk is _DONE:
+            if chunk is DONE:
                 break
             collector.root_chunk(chunk)
             while sent:

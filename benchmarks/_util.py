@@ -47,6 +47,40 @@ def median_time(func: Callable[[], object], *, number: int, rounds: int = 7) -> 
     return statistics.median(samples)
 
 
+def paired_times(
+    first: Callable[[], object], second: Callable[[], object], *, number: int, rounds: int = 7
+) -> tuple[float, float]:
+    """The median times of one call of `first` and of `second`, in seconds, timed in
+    alternating rounds so that both see the same conditions on a shared, noisy machine.
+
+    Each round calls `first` `number` times, then `second` `number` times, with the garbage
+    collector off; one untimed round of each warms caches first. Quick mode as `median_time`.
+    """
+    if QUICK:
+        number, rounds = max(1, min(number, 20)), 2
+    for _ in range(min(number, 100)):
+        first()
+        second()
+    firsts: list[float] = []
+    seconds: list[float] = []
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for _ in range(number):
+                first()
+            middle = time.perf_counter()
+            for _ in range(number):
+                second()
+            firsts.append((middle - start) / number)
+            seconds.append((time.perf_counter() - middle) / number)
+    finally:
+        if enabled:
+            gc.enable()
+    return statistics.median(firsts), statistics.median(seconds)
+
+
 def median_of(samples: list[float]) -> float:
     """The median of some measurements."""
     return statistics.median(samples)

@@ -9,12 +9,10 @@ Run: ``python -m benchmarks agent_parsers`` (``make bench`` runs every benchmark
 
 from __future__ import annotations
 
-import gc
-import time
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks._util import Row, median_of, print_table, row, scaled
+from benchmarks._util import Row, paired_times, print_table, row, scaled
 from leanchain.agents.output_parsers import (
     JSONAgentOutputParser,
     ReActSingleInputOutputParser,
@@ -102,34 +100,6 @@ def parse_once(parser: Any, value: Any) -> Callable[[], object]:
     return call
 
 
-def paired(
-    small: Callable[[], object], big: Callable[[], object], rounds: int
-) -> tuple[float, float]:
-    """Median times of `small` and `big`, timed alternately so both see the same conditions.
-
-    One call per sample, many samples: a parse that allocates megabytes now and then pays for
-    fresh pages, and the median of single calls ignores those outliers.
-    """
-    small()
-    big()
-    first: list[float] = []
-    second: list[float] = []
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(rounds):
-            start = time.perf_counter()
-            small()
-            middle = time.perf_counter()
-            big()
-            first.append(middle - start)
-            second.append(time.perf_counter() - middle)
-    finally:
-        if enabled:
-            gc.enable()
-    return median_of(first), median_of(second)
-
-
 def main() -> None:
     """Print the median parse times at 1 MiB and 2 MiB against the goals."""
     rounds = scaled(15, 2)
@@ -137,7 +107,9 @@ def main() -> None:
     rows: list[Row] = []
     for name, (parser, value) in one.items():
         big_parser, big_value = two[name]
-        small, big = paired(parse_once(parser, value), parse_once(big_parser, big_value), rounds)
+        small, big = paired_times(
+            parse_once(parser, value), parse_once(big_parser, big_value), number=1, rounds=rounds
+        )
         small, big = small * MS, big * MS
         rows.append(row(f"{name}, 1 MiB", small, None, "ms", at_most=GOAL_MS))
         rows.append(row(f"{name}, 2 MiB", big, small, "ms", ratio_at_most=RATIO))

@@ -3,8 +3,9 @@
 ``@tool`` makes a `StructuredTool` of a typed function; `Tool` wraps a function of one
 string; subclass `BaseTool` for anything else. `convert_to_openai_tool` and
 `convert_to_anthropic_tool` give the definitions the providers expect, and
-`render_text_description` the text that ReAct-style prompts show. `convert_runnable_to_tool`
-makes a tool of any runnable (LangChain's ``Runnable.as_tool``).
+`render_text_description` the text that ReAct-style prompts show. Arguments annotated with
+`InjectedToolArg` (or `InjectedToolCallId`) are filled in by the caller, never by the model.
+`convert_runnable_to_tool` makes a tool of any runnable (LangChain's ``Runnable.as_tool``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from leanchain.tools._convert import (
 )
 from leanchain.tools._decorator import tool
 from leanchain.tools._from_runnable import convert_runnable_to_tool
+from leanchain.tools._injected import InjectedToolArg, InjectedToolCallId
 from leanchain.tools._render import render_text_description, render_text_description_and_args
 from leanchain.tools._schema import create_schema_from_function
 from leanchain.tools._simple import Tool
@@ -28,6 +30,8 @@ from leanchain.tools._validation import ToolInputValidationError
 __all__ = [
     "ArgsSchema",
     "BaseTool",
+    "InjectedToolArg",
+    "InjectedToolCallId",
     "ResponseFormat",
     "StructuredTool",
     "Tool",

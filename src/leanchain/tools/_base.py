@@ -17,6 +17,7 @@ from leanchain.messages import ToolCall
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, _current
+from leanchain.tools._injected import Injections, find_injections
 from leanchain.tools._output import ErrorHandler, check_handler
 from leanchain.tools._runs import aexecute, call_config, execute
 from leanchain.tools._schema import FunctionInfo, create_schema_from_function, inspect_function
@@ -155,6 +156,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         self._arg_names: tuple[type[BaseModel], tuple[tuple[str, str], ...]] | None = None
         self._run_info: FunctionInfo | None = None
         self._arun_info: FunctionInfo | None = None
+        self._injected: tuple[type[BaseModel], Injections | None] | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, description={self.description!r})"
@@ -190,16 +192,31 @@ class BaseTool(Runnable[ToolInput, Any]):
             return schema
         return super().get_input_schema(config)
 
+    def _injections(self) -> Injections | None:
+        """The schema's injected arguments (`InjectedToolArg`), read once per schema."""
+        schema = self._schema()
+        if not isinstance(schema, type):
+            return None
+        known = self._injected
+        if known is None or known[0] is not schema:
+            known = (schema, find_injections(schema, self.name, self.description))
+            self._injected = known
+        return known[1]
+
+    def _visible_schema(self) -> ArgsSchema | None:
+        found = self._injections()
+        return self._schema() if found is None else found.visible
+
     @property
     def tool_call_schema(self) -> ArgsSchema:
-        """The schema a model sees: the argument schema (injected values are never in it)."""
-        schema = self._schema()
+        """The schema a model sees: the argument schema less the injected arguments."""
+        schema = self._visible_schema()
         return single_input_parameters() if schema is None else schema
 
     @property
     def args(self) -> dict[str, Any]:
-        """The JSON-schema ``properties`` of the arguments (with pydantic's titles)."""
-        schema = self._schema()
+        """The JSON-schema ``properties`` of the arguments the model fills in (with titles)."""
+        schema = self._visible_schema()
         if schema is None:
             return {"tool_input": {"type": "string"}}
         json_schema = schema if isinstance(schema, dict) else schema.model_json_schema()

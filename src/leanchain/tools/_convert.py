@@ -85,7 +85,7 @@ def _from_typed_dict(typed_dict: type[Any]) -> dict[str, Any]:
 
 
 def _from_tool(tool: BaseTool) -> dict[str, Any]:
-    schema = tool._schema()
+    schema = tool._visible_schema()
     if schema is None:
         return {
             "name": tool.name,

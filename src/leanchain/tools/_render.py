@@ -3,21 +3,35 @@
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from leanchain.tools._base import BaseTool
+from leanchain.tools._injected import is_injected_marker
 
 __all__ = ["render_text_description", "render_text_description_and_args"]
+
+
+def _is_injected(param: inspect.Parameter) -> bool:
+    annotation = param.annotation
+    if typing.get_origin(annotation) is not Annotated:
+        return False
+    return any(is_injected_marker(meta) is not None for meta in annotation.__metadata__)
 
 
 def _signature(func: Callable[..., Any]) -> str:
     # Evaluate string annotations (``from __future__ import annotations``) so that a tool
     # renders as ``search(query: str) -> str`` whichever way its module was written.
     try:
-        return str(inspect.signature(func, eval_str=True))
+        signature = inspect.signature(func, eval_str=True)
     except Exception:
-        return str(inspect.signature(func))
+        signature = inspect.signature(func)
+    # The model never sees an injected argument, not even in a prompt's tool list.
+    shown = [p for p in signature.parameters.values() if not _is_injected(p)]
+    if len(shown) < len(signature.parameters):
+        signature = signature.replace(parameters=shown)
+    return str(signature)
 
 
 def _line(tool: BaseTool) -> str:

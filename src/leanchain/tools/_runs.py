@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from leanchain.callbacks.manager import Callbacks, RunManager, astart_run, start_run
 from leanchain.errors import ToolException
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
+from leanchain.tools._injected import inject
 from leanchain.tools._output import (
     format_output,
     handle_tool_error,
@@ -150,6 +151,9 @@ def execute(
     try:
         try:
             child = config if run is None else run.child_config(config)
+            found = self._injections()
+            if found is not None:
+                tool_input = inject(found, tool_input, tool_call_id, config)
             content, artifact = _finish(self, self._call(tool_input, child, run))
         except Exception as exc:
             content, artifact, status = _outcome(self, exc), None, "error"
@@ -180,6 +184,9 @@ async def aexecute(
     try:
         try:
             child = config if run is None else run.child_config(config)
+            found = self._injections()
+            if found is not None:
+                tool_input = inject(found, tool_input, tool_call_id, config)
             content, artifact = _finish(self, await self._acall(tool_input, child, run))
         except Exception as exc:
             content, artifact, status = _outcome(self, exc), None, "error"

@@ -1,24 +1,30 @@
 """Tool-using agents: what an agent decides (`AgentAction`, `AgentFinish`, `AgentStep`), the
-`create_*_agent` factories that build agents, and `AgentExecutor`, which runs them."""
+`create_*_agent` factories that build agents, and `AgentExecutor`, which runs them.
+
+The names are imported on first use (module ``__getattr__``), so ``import leanchain.agents``,
+or importing one of its submodules, does not import the executor, the factories and the
+parsers that a program may never touch.
+"""
 
 from __future__ import annotations
 
-from leanchain.agents._json_chat import create_json_chat_agent
-from leanchain.agents.executor import AgentExecutor
-from leanchain.agents.factories import (
-    create_openai_tools_agent,
-    create_react_agent,
-    create_structured_chat_agent,
-    create_tool_calling_agent,
-    create_xml_agent,
-)
-from leanchain.agents.schema import (
-    AgentAction,
-    AgentActionMessageLog,
-    AgentFinish,
-    AgentStep,
-    ToolAgentAction,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "AgentAction": "leanchain.agents.schema",
+    "AgentActionMessageLog": "leanchain.agents.schema",
+    "AgentExecutor": "leanchain.agents.executor",
+    "AgentFinish": "leanchain.agents.schema",
+    "AgentStep": "leanchain.agents.schema",
+    "ToolAgentAction": "leanchain.agents.schema",
+    "create_json_chat_agent": "leanchain.agents._json_chat",
+    "create_openai_tools_agent": "leanchain.agents.factories",
+    "create_react_agent": "leanchain.agents.factories",
+    "create_structured_chat_agent": "leanchain.agents.factories",
+    "create_tool_calling_agent": "leanchain.agents.factories",
+    "create_xml_agent": "leanchain.agents.factories",
+}
 
 __all__ = [
     "AgentAction",
@@ -34,3 +40,35 @@ __all__ = [
     "create_tool_calling_agent",
     "create_xml_agent",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'leanchain.agents' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:
+    from leanchain.agents._json_chat import create_json_chat_agent
+    from leanchain.agents.executor import AgentExecutor
+    from leanchain.agents.factories import (
+        create_openai_tools_agent,
+        create_react_agent,
+        create_structured_chat_agent,
+        create_tool_calling_agent,
+        create_xml_agent,
+    )
+    from leanchain.agents.schema import (
+        AgentAction,
+        AgentActionMessageLog,
+        AgentFinish,
+        AgentStep,
+        ToolAgentAction,
+    )

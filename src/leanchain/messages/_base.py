@@ -49,7 +49,9 @@ def content_kwargs(content: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
 class BaseMessage(BaseModel):
     """A message in a conversation with a chat model; the base of every message type."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: a class's validator is built when it first validates, not at import; most
+    # programs use a few of the fourteen message classes (and the _construct paths none).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     content: Content
     """The text of the message, or a list of strings and content blocks (dicts with a type)."""

@@ -11,7 +11,6 @@ from typing import Any, get_type_hints
 from pydantic import BaseModel
 
 from leanchain.runnables import Runnable, RunnableConfig
-from leanchain.runnables.schema import object_schema
 from leanchain.tools._base import BaseTool
 from leanchain.tools._simple import Tool
 from leanchain.tools._structured import StructuredTool
@@ -94,6 +93,10 @@ def convert_runnable_to_tool(
     if arg_types is None and schema.get("type") == "object" and schema.get("properties"):
         model = input_schema
     else:
+        # Imported here: it imports pydantic's RootModel and create_model, whose first import
+        # builds schemas (and loads pydantic's plugins), a cost only this path needs.
+        from leanchain.runnables.schema import object_schema
+
         fields = _typed_fields(runnable, arg_types)
         model = object_schema(name, fields)
     return StructuredTool(

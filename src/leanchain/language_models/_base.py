@@ -7,11 +7,14 @@ With no callbacks attached, a call is the conversion of its input and one `_gene
 A model class that sets ``client_side_stop`` also has its replies cut at the first stop
 sequence here (`_stop`), whether or not its server honoured ``stop``. What it makes out of
 `_stream` (the default `_astream`, a reply built by streaming) lives in `_from_stream`.
+Each of the four entry points first hands the call to the interceptors of `_intercept` when
+there are any (one context-variable read when there are none); the ``_*_messages`` methods
+are the calls themselves, which an interceptor's ``proceed`` runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
 
 from leanchain.callbacks.manager import RunManager, astart_run, start_run
@@ -29,6 +32,7 @@ from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config
 
 from ._from_stream import agenerate_from_stream, astream_in_thread, generate_from_stream
+from ._intercept import INTERCEPTORS, ModelCall, run_ainvoke, run_astream, run_invoke, run_stream
 from ._results import ChatGenerationChunk, ChatResult, LLMResult
 from ._stop import acut_stream, cut_result, cut_stream
 from ._streaming import aemitting, as_chunk, emitting, merge_chunks, reply_of
@@ -255,6 +259,19 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         """
         config = ensure_config(config)
         messages = self._convert_input(input)
+        interceptors = INTERCEPTORS.get()
+        if interceptors:
+            return run_invoke(interceptors, ModelCall(self, messages, stop, kwargs, config))
+        return self._invoke_messages(messages, config, stop, kwargs)
+
+    def _invoke_messages(
+        self,
+        messages: list[BaseMessage],
+        config: RunnableConfig,
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+    ) -> AIMessage:
+        """`invoke` past its input conversion and the interceptors (what ``proceed`` runs)."""
         run = None
         if config.get("callbacks"):
             run = start_run(
@@ -289,6 +306,19 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         """Async `invoke`: `_agenerate`, which runs `_generate` in a thread unless overridden."""
         config = ensure_config(config)
         messages = self._convert_input(input)
+        interceptors = INTERCEPTORS.get()
+        if interceptors:
+            return await run_ainvoke(interceptors, ModelCall(self, messages, stop, kwargs, config))
+        return await self._ainvoke_messages(messages, config, stop, kwargs)
+
+    async def _ainvoke_messages(
+        self,
+        messages: list[BaseMessage],
+        config: RunnableConfig,
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+    ) -> AIMessage:
+        """Async `_invoke_messages`."""
         run = None
         if config.get("callbacks"):
             run = await astart_run(
@@ -329,11 +359,25 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         A model without `_stream` (or with streaming disabled) yields its whole reply as one
         chunk. The chunks add up (``+``) to the reply.
         """
-        if not self._can_stream(kwargs) or type(self)._stream is BaseChatModel._stream:
-            yield as_chunk(self.invoke(input, config, stop=stop, **kwargs))
-            return
         config = ensure_config(config)
         messages = self._convert_input(input)
+        interceptors = INTERCEPTORS.get()
+        if interceptors:
+            yield from run_stream(interceptors, ModelCall(self, messages, stop, kwargs, config))
+        else:
+            yield from self._stream_messages(messages, config, stop, kwargs)
+
+    def _stream_messages(
+        self,
+        messages: list[BaseMessage],
+        config: RunnableConfig,
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+    ) -> Iterator[AIMessageChunk]:
+        """`stream` past its input conversion and the interceptors (what ``proceed`` runs)."""
+        if not self._can_stream(kwargs) or type(self)._stream is BaseChatModel._stream:
+            yield as_chunk(self._invoke_messages(messages, config, stop, kwargs))
+            return
         run = None
         if config.get("callbacks"):
             run = start_run(
@@ -363,11 +407,31 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         **kwargs: Any,
     ) -> AsyncIterator[AIMessageChunk]:
         """Async `stream`: `_astream`, which iterates `_stream` in a thread unless overridden."""
-        if not self._can_stream(kwargs):
-            yield as_chunk(await self.ainvoke(input, config, stop=stop, **kwargs))
-            return
         config = ensure_config(config)
         messages = self._convert_input(input)
+        interceptors = INTERCEPTORS.get()
+        chunks = (
+            run_astream(interceptors, ModelCall(self, messages, stop, kwargs, config))
+            if interceptors
+            else self._astream_messages(messages, config, stop, kwargs)
+        )
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await chunks.aclose()
+
+    async def _astream_messages(
+        self,
+        messages: list[BaseMessage],
+        config: RunnableConfig,
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+    ) -> AsyncGenerator[AIMessageChunk, None]:
+        """Async `_stream_messages`."""
+        if not self._can_stream(kwargs):
+            yield as_chunk(await self._ainvoke_messages(messages, config, stop, kwargs))
+            return
         run = None
         if config.get("callbacks"):
             run = await astart_run(

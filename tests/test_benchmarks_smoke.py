@@ -73,3 +73,26 @@ def test_message_merging_benchmark_prints_its_row() -> None:
     ]
     assert lines[3].startswith("merge 200 chunks vs 100 ")
     assert lines[3].endswith(("PASS", "MISS"))
+
+
+def test_import_benchmark_prints_its_four_rows() -> None:
+    done = run_benchmarks("imports")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert lines[:2] == [
+        "== imports ==",
+        "leanchain import cost vs 'from pydantic import BaseModel' "
+        "(quick mode: numbers are not meaningful)",
+    ]
+    assert lines[2].split() == ["workload", "median", "baseline", "ratio", "goal"]
+    titles = [
+        "import leanchain, leanchain.agents, wall time",
+        "import leanchain, leanchain.agents, peak RSS",
+        "agent app: import AgentExecutor, create_tool_calling_agent, wall time",
+        "agent app: import AgentExecutor, create_tool_calling_agent, peak RSS",
+    ]
+    assert [row[: len(title)] for row, title in zip(lines[3:], titles, strict=True)] == titles
+    assert len(lines) == 7
+    for row, goal in zip(lines[3:], ("<= 1.3x", "<= 30 MiB", "<= 3.5x", "<= 60 MiB"), strict=True):
+        assert row.split("  ")[-1] in ("PASS", "MISS"), row
+        assert row.removesuffix("PASS").removesuffix("MISS").rstrip().endswith(goal), row

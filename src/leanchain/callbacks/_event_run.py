@@ -11,7 +11,7 @@ __all__ = ["CHAIN_EVENTS", "EVENT_NAMES", "UNKNOWN", "EventRun", "event_of"]
 
 EVENT_NAMES = {
     family: (f"on_{family}_start", f"on_{family}_stream", f"on_{family}_end")
-    for family in ("chain", "prompt", "parser", "chat_model", "tool", "llm")
+    for family in ("chain", "prompt", "parser", "chat_model", "tool", "llm", "retriever")
 }
 """The start, stream and end event names of each run type."""
 

@@ -305,6 +305,47 @@ class EventCollector(BaseCallbackHandler):
         if run is not None and run[6]:
             self._send(event_of(run, "on_tool_error", {"error": error, "input": run[7]}))
 
+    def on_retriever_start(
+        self,
+        serialized: dict[str, Any] | None,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """A retriever run started: its input is the query."""
+        self.reached_out = True
+        self.on_chain_start(
+            serialized,
+            query,
+            run_id=run_id,
+            parent_run_id=parent_run_id,
+            tags=tags,
+            metadata=metadata,
+            name=_name(kwargs, serialized),
+            run_type="retriever",
+        )
+
+    def on_retriever_end(
+        self, documents: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """A retriever run ended with its documents."""
+        self.on_chain_end(documents, run_id=run_id)
+
+    def on_retriever_error(
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Forget the run."""
+        self._runs.pop(run_id.int, None)
+
     def on_custom_event(
         self,
         name: str,

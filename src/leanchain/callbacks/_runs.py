@@ -45,11 +45,17 @@ __all__ = [
 
 _new_object = object.__new__
 
-RunType: TypeAlias = Literal["chain", "prompt", "parser", "chat_model", "tool", "agent"]
+RunType: TypeAlias = Literal[
+    "chain", "prompt", "parser", "chat_model", "tool", "agent", "retriever"
+]
 
-START_EVENT = {"chat_model": "on_chat_model_start", "tool": "on_tool_start"}
-_END = {"chat_model": "on_llm_end", "tool": "on_tool_end"}
-_ERROR = {"chat_model": "on_llm_error", "tool": "on_tool_error"}
+START_EVENT = {
+    "chat_model": "on_chat_model_start",
+    "tool": "on_tool_start",
+    "retriever": "on_retriever_start",
+}
+_END = {"chat_model": "on_llm_end", "tool": "on_tool_end", "retriever": "on_retriever_end"}
+_ERROR = {"chat_model": "on_llm_error", "tool": "on_tool_error", "retriever": "on_retriever_error"}
 
 
 class CallbackManager:

@@ -25,6 +25,7 @@ class BaseCallbackHandler:
         ignore_chat_model: skip ``on_chat_model_start``.
         ignore_llm: skip model token, end and error events.
         ignore_tool: skip tool events.
+        ignore_retriever: skip retriever events.
         ignore_agent: skip agent action and finish events.
         ignore_retry: skip retry events.
         ignore_custom_event: skip custom events.
@@ -36,6 +37,7 @@ class BaseCallbackHandler:
     ignore_chat_model: bool = False
     ignore_llm: bool = False
     ignore_tool: bool = False
+    ignore_retriever: bool = False
     ignore_agent: bool = False
     ignore_retry: bool = False
     ignore_custom_event: bool = False
@@ -140,6 +142,34 @@ class BaseCallbackHandler:
         **kwargs: Any,
     ) -> Any:
         """A tool raised `error`."""
+
+    def on_retriever_start(
+        self,
+        serialized: dict[str, Any] | None,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """A retriever started looking up `query`."""
+
+    def on_retriever_end(
+        self, documents: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> Any:
+        """A retriever found `documents`."""
+
+    def on_retriever_error(
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """A retriever raised `error`."""
 
     def on_agent_action(
         self, action: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any

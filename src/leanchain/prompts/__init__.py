@@ -10,6 +10,7 @@ from __future__ import annotations
 from leanchain.prompts._base import BasePromptTemplate
 from leanchain.prompts._blocks import BlocksTemplate
 from leanchain.prompts._chat import ChatPromptTemplate, MessageLikeRepresentation
+from leanchain.prompts._document import aformat_document, format_document
 from leanchain.prompts._message import (
     AIMessagePromptTemplate,
     BaseMessagePromptTemplate,
@@ -39,6 +40,8 @@ __all__ = [
     "PromptValue",
     "StringPromptValue",
     "SystemMessagePromptTemplate",
+    "aformat_document",
+    "format_document",
     "format_template",
     "get_template_variables",
 ]

@@ -5,7 +5,8 @@ string; subclass `BaseTool` for anything else. `convert_to_openai_tool` and
 `convert_to_anthropic_tool` give the definitions the providers expect, and
 `render_text_description` the text that ReAct-style prompts show. Arguments annotated with
 `InjectedToolArg` (or `InjectedToolCallId`) are filled in by the caller, never by the model.
-`convert_runnable_to_tool` makes a tool of any runnable (LangChain's ``Runnable.as_tool``).
+`convert_runnable_to_tool` makes a tool of any runnable (LangChain's ``Runnable.as_tool``),
+`create_retriever_tool` one of a retriever.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from leanchain.tools._decorator import tool
 from leanchain.tools._from_runnable import convert_runnable_to_tool
 from leanchain.tools._injected import InjectedToolArg, InjectedToolCallId
 from leanchain.tools._render import render_text_description, render_text_description_and_args
+from leanchain.tools._retriever import RetrieverInput, create_retriever_tool
 from leanchain.tools._schema import create_schema_from_function
 from leanchain.tools._simple import Tool
 from leanchain.tools._structured import StructuredTool
@@ -33,6 +35,7 @@ __all__ = [
     "InjectedToolArg",
     "InjectedToolCallId",
     "ResponseFormat",
+    "RetrieverInput",
     "StructuredTool",
     "Tool",
     "ToolException",
@@ -43,6 +46,7 @@ __all__ = [
     "convert_to_anthropic_tool",
     "convert_to_openai_function",
     "convert_to_openai_tool",
+    "create_retriever_tool",
     "create_schema_from_function",
     "render_text_description",
     "render_text_description_and_args",

@@ -12,6 +12,8 @@ The tree (builtin bases in brackets, where the meaning matches)::
     │   └── MissingPromptVariablesError [KeyError] a variable not supplied at format time
     ├── ScriptExhaustedError [RuntimeError]  a scripted model was asked for more replies than it has
     ├── ProviderError                        a model provider failed; carries status and retry hints
+    │   ├── ProviderConfigurationError [ValueError]  a key, URL or setting a model cannot use
+    │   ├── UnencodableContentError [ValueError]     content JSON cannot carry (nothing sent)
     │   ├── ProviderConnectionError          the provider could not be reached
     │   │   └── ProviderTimeoutError [TimeoutError]
     │   └── ProviderStatusError              the provider answered with an error status
@@ -22,7 +24,9 @@ The tree (builtin bases in brackets, where the meaning matches)::
     │       └── StreamError                  an error event or a broken stream mid-answer
     ├── AgentError
     │   ├── AgentConfigurationError [ValueError]   a factory or executor set up wrongly
-    │   └── AgentStepError                   a step failed; names the step and the tool or model
+    │   ├── AgentStepError                   a step failed; names the step and the tool or model
+    │   ├── AgentLoopError                   LoopGuard stopped a run that kept repeating itself
+    │   └── UsageLimitExceeded               UsageLimits stopped a run that would cross a limit
     └── DistributedItemError                 an item failed on a Ray worker with an exception
                                              that cannot be rebuilt here (names its type)
 
@@ -34,6 +38,7 @@ from __future__ import annotations
 __all__ = [
     "AgentConfigurationError",
     "AgentError",
+    "AgentLoopError",
     "AgentStepError",
     "AuthenticationError",
     "BadRequestError",
@@ -42,6 +47,7 @@ __all__ = [
     "MissingPromptVariablesError",
     "OutputParserException",
     "PromptError",
+    "ProviderConfigurationError",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderStatusError",
@@ -52,6 +58,8 @@ __all__ = [
     "StreamError",
     "TemplateValidationError",
     "ToolException",
+    "UnencodableContentError",
+    "UsageLimitExceeded",
 ]
 
 
@@ -141,6 +149,23 @@ class ProviderError(LeanchainError):
         self.request_id = request_id
 
 
+class ProviderConfigurationError(ProviderError, ValueError):
+    """A provider model was given an API key, base URL or setting it cannot use.
+
+    Raised when the model is built (or configured per call), before anything is sent; the
+    message names the setting and what was expected, never the key itself.
+    """
+
+
+class UnencodableContentError(ProviderError, ValueError):
+    """A request holds a value JSON cannot carry; nothing was sent.
+
+    A lone surrogate in a string, an int longer than Python converts to text, nesting deeper
+    than the JSON encoder goes, or NaN/infinity where the API rejects them. The message says
+    where in the messages (or the request) the value is.
+    """
+
+
 class ProviderConnectionError(ProviderError):
     """The provider could not be reached, or the connection dropped."""
 
@@ -183,6 +208,45 @@ class AgentConfigurationError(AgentError, ValueError):
 
 class AgentStepError(AgentError):
     """A step of an agent run failed; the message names the iteration and what failed."""
+
+
+class AgentLoopError(AgentError):
+    """`LoopGuard` stopped a run (``on_loop="raise"``): the agent kept repeating itself.
+
+    Args:
+        message: what repeated, and how often.
+        kind: ``"repeat"``, ``"cycle"`` or ``"no_progress"``.
+        steps: the run's ``(action, observation)`` pairs so far (the work is not lost).
+    """
+
+    def __init__(self, message: str, *, kind: str, steps: list[tuple[object, object]]) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.steps = steps
+
+
+class UsageLimitExceeded(AgentError):
+    """`UsageLimits` stopped a run (``on_exceed="raise"``): a limit would be crossed.
+
+    Args:
+        message: which limit, its value and the usage that crossed it.
+        limit: the setting's name (``"request_limit"``, ``"total_tokens_limit"``, ...).
+        usage: the run's usage so far (requests, tool calls, tokens, cost), as plain data.
+        steps: the run's ``(action, observation)`` pairs so far (the work is not lost).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit: str,
+        usage: dict[str, object],
+        steps: list[tuple[object, object]],
+    ) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.usage = usage
+        self.steps = steps
 
 
 class DistributedItemError(LeanchainError):

@@ -79,7 +79,10 @@ async def test_parse_error_raises_the_reference_message_by_default(mode: Mode) -
         "have it try again, pass `handle_parsing_errors=True` to the AgentExecutor. This is the "
         "error: Could not parse LLM output: `I have no format`"
     )
-    assert type(info.value) is ValueError
+    # An OutputParserException (what docs/agents.md promises), which is a ValueError as
+    # LangChain's error is, so `except ValueError` in ported code still catches it.
+    assert type(info.value) is OutputParserException
+    assert isinstance(info.value, ValueError)
     assert info.value.__cause__ is error
 
 
@@ -159,9 +162,26 @@ async def test_max_iterations_zero_never_calls_the_agent(
     with caplog.at_level(logging.WARNING, logger="leanchain.agents"):
         assert await run(executor, {"input": "q"}, mode) == {"input": "q", "output": STOPPED}
     assert agent.seen == []
+    # invoke says nothing (as LangChain's): the output already says why the run stopped.
+    assert caplog.records == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_limit_is_logged_from_stream_and_iter_only(
+    mode: Mode, caplog: pytest.LogCaptureFixture
+) -> None:
+    executor = AgentExecutor(agent=ScriptAgent(), tools=tools(), max_iterations=0)
+    with caplog.at_level(logging.WARNING, logger="leanchain.agents"):
+        if mode == "sync":
+            streamed = list(executor.stream({"input": "q"}))
+            iterated = list(executor.iter({"input": "q"}))
+        else:
+            streamed = [c async for c in executor.astream({"input": "q"})]
+            iterated = [c async for c in executor.iter({"input": "q"})]
+    assert [c["output"] for c in streamed + iterated] == [STOPPED, STOPPED]
     assert [r.getMessage() for r in caplog.records] == [
         "Stopping agent prematurely due to triggering stop condition"
-    ]
+    ] * 2
 
 
 @pytest.mark.parametrize("mode", MODES)

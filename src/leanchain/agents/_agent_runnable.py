@@ -8,8 +8,8 @@ Every ``create_*_agent`` factory returns one. It runs exactly as the `RunnableSe
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from leanchain.agents.format_scratchpad._steps import Steps
 from leanchain.agents.schema import AgentFinish
@@ -18,6 +18,9 @@ from leanchain.messages import BaseMessage, HumanMessage
 from leanchain.output_parsers import BaseOutputParser
 from leanchain.prompts import BasePromptTemplate
 from leanchain.runnables import Runnable, RunnableLambda, RunnablePassthrough, RunnableSequence
+
+if TYPE_CHECKING:
+    from leanchain.tools import BaseTool
 
 __all__ = ["AgentRunnable"]
 
@@ -60,16 +63,20 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         format_scratchpad: intermediate steps → the ``agent_scratchpad`` value.
         output_parser: reads the model's reply as the agent's decision.
         final_instruction: what the final-answer call adds to the scratchpad.
+        tools: the tools the agent was built with (the executor checks it has them all).
+        rebuild: tools → the same agent built for those tools (`with_tools`).
     """
 
     __slots__ = (
         "_final_llm",
+        "_rebuild",
         "final_instruction",
         "format_scratchpad",
         "llm",
         "llm_step",
         "output_parser",
         "prompt",
+        "tools",
     )
 
     def __init__(
@@ -82,6 +89,8 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         format_scratchpad: Callable[[Steps], Any],
         output_parser: BaseOutputParser[Decision],
         final_instruction: str,
+        tools: Sequence[BaseTool] = (),
+        rebuild: Callable[[Sequence[BaseTool]], AgentRunnable[Decision]] | None = None,
     ) -> None:
         super().__init__(
             RunnablePassthrough.assign(
@@ -98,6 +107,26 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         self.format_scratchpad = format_scratchpad
         self.output_parser = output_parser
         self.final_instruction = final_instruction
+        self.tools: tuple[BaseTool, ...] = tuple(tools)
+        self._rebuild = rebuild
+
+    @property
+    def tool_names(self) -> list[str]:
+        """The names of the tools the agent was built with."""
+        return [tool.name for tool in self.tools]
+
+    def with_tools(self, tools: Sequence[BaseTool]) -> AgentRunnable[Decision]:
+        """The same agent built for `tools` (what a middleware that selects tools asks for).
+
+        Raises:
+            NotImplementedError: this agent was not built by a factory that can rebuild it.
+        """
+        if self._rebuild is None:
+            raise NotImplementedError(
+                f"{self.get_name()} cannot be rebuilt for other tools: build it with a "
+                "create_*_agent factory"
+            )
+        return self._rebuild(tools)
 
     def build_final_answer_chain(self) -> Runnable[dict[str, Any], AgentFinish | str]:
         """The one last model call of ``early_stopping_method="generate"``.

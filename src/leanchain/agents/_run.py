@@ -1,7 +1,12 @@
 """The state of one agent run, and every decision the loop takes on it.
 
 `AgentRun` is shared by the sync and the async loop (`_loop`): planning, parse-error steps,
-tool calls, return_direct, limits and the stopped response are decided here once.
+tool calls, return_direct, limits and the stopped response are decided here once. It is
+also what middleware hooks receive (`leanchain.agents.middleware`).
+
+What a run *is* (inputs, steps, iteration, elapsed time, middleware state, pending calls) is
+plain data, kept apart from what runs it (the executor, the config, the callback manager, the
+clock), which is rebuilt on resume.
 
 An exception that ends a run propagates unchanged (same object, same type, so ``except``
 clauses keep working), with a note (PEP 678, ``exc.__notes__``) that says where it happened:
@@ -15,7 +20,15 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from leanchain.agents._stopping import finish_from_reply, forced_finish, log_stop
+from leanchain.agents.middleware._base import (
+    Interrupt,
+    ModelRequest,
+    Plan,
+    StopRun,
+    ToolCallRequest,
+)
 from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep, ToolAgentAction
+from leanchain.callbacks import adispatch_custom_event, dispatch_custom_event
 from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.errors import OutputParserException
 from leanchain.language_models import BaseChatModel
@@ -24,6 +37,7 @@ from leanchain.runnables.config import RunnableConfig, strip_run_keys
 
 if TYPE_CHECKING:
     from leanchain.agents.executor import AgentExecutor
+    from leanchain.agents.middleware._base import AgentMiddleware
 
 __all__ = ["INVALID_TOOL_NAME", "PARSE_ERROR_MESSAGE", "AgentRun"]
 
@@ -46,7 +60,7 @@ def _add(total: Any, chunk: Any) -> Any:
         return chunk
 
 
-def _as_plan(output: Any) -> AgentFinish | list[AgentAction]:
+def _as_plan(output: Any) -> Plan:
     if isinstance(output, AgentFinish):
         return output
     if isinstance(output, AgentAction):
@@ -71,10 +85,10 @@ def _invalid_tool_start(ex: AgentExecutor, action: AgentAction) -> tuple[str, di
     return str(inputs), {"serialized": serialized, "inputs": inputs, "tool_call_id": call_id}
 
 
-def _note(exc: BaseException, note: str) -> None:
-    """Add `note` to `exc` once (one exception object may pass through here again)."""
-    if note not in getattr(exc, "__notes__", ()):
-        exc.add_note(note)
+def note(exc: BaseException, text: str) -> None:
+    """Add `text` to `exc` once (one exception object may pass through here again)."""
+    if text not in getattr(exc, "__notes__", ()):
+        exc.add_note(text)
 
 
 def _model_of(agent: Runnable[Any, Any]) -> str:
@@ -109,108 +123,200 @@ def _handled_observation(exc: Exception, handler: bool | str | Callable[..., Any
 
 
 class AgentRun:
-    """The state of one run and every decision of the loop; the generators only sequence it."""
+    """One run: its data, and every decision of the loop; the generators only sequence it.
+
+    Attributes (what middleware hooks read):
+        executor: the `AgentExecutor` running it.
+        inputs: the run's inputs.
+        config: the config the agent and the tools run with.
+        steps: the ``(action, observation)`` pairs so far, in order.
+        iterations: the iterations done so far.
+        state: each middleware's state for this run, by key (plain data; `state_for`).
+        output_extras: keys added to the run's outputs (``"stopped_reason"``, ...).
+        pending: the planned calls of a paused run, run first when it resumes.
+    """
 
     __slots__ = (
+        "_amodel_handler",
+        "_atool_handler",
+        "_model_handler",
+        "_tool_handler",
         "config",
-        "ex",
+        "elapsed_before",
+        "executor",
         "inputs",
+        "interrupt",
         "iterations",
-        "run",
+        "manager",
+        "output_extras",
+        "pending",
+        "resumed",
         "start",
+        "state",
         "steps",
+        "warn_on_stop",
     )
 
-    def __init__(self, ex: AgentExecutor, inputs: dict[str, Any], config: RunnableConfig) -> None:
-        self.ex = ex
+    def __init__(
+        self,
+        executor: AgentExecutor,
+        inputs: dict[str, Any],
+        config: RunnableConfig,
+        *,
+        warn_on_stop: bool = False,
+    ) -> None:
+        self.executor = executor
         self.inputs = inputs
         self.config = config
-        self.run: RunManager | None = None
+        self.manager: RunManager | None = None
         self.steps: list[tuple[AgentAction, Any]] = []
         self.iterations = 0
         self.start = time.monotonic()
+        self.elapsed_before = 0.0
+        self.state: dict[str, Any] = {}
+        self.output_extras: dict[str, Any] = {}
+        self.pending: list[AgentAction] | None = None
+        self.interrupt: Interrupt | None = None
+        self.resumed = False
+        self.warn_on_stop = warn_on_stop
+        hooks = executor.hooks
+        self._model_handler: Callable[[ModelRequest], Plan] = self._plan_call
+        self._amodel_handler: Callable[[ModelRequest], Awaitable[Plan]] = self._aplan_call
+        self._tool_handler: Callable[[ToolCallRequest], AgentStep] = self._run_tool
+        self._atool_handler: Callable[[ToolCallRequest], Awaitable[AgentStep]] = self._arun_tool
+        for m in reversed(hooks.wrap_model_call):
+            self._model_handler = _wrap_model(m, self, self._model_handler)
+            self._amodel_handler = _awrap_model(m, self, self._amodel_handler)
+        for m in reversed(hooks.wrap_tool_call):
+            self._tool_handler = _wrap_tool(m, self, self._tool_handler)
+            self._atool_handler = _awrap_tool(m, self, self._atool_handler)
 
     # -- start and end ----------------------------------------------------------------------
 
-    def begin(self, run: RunManager | None) -> None:
+    def begin(self, manager: RunManager | None) -> None:
         """Adopt the executor's run (or none) and start the clock."""
-        self.run = run
+        self.manager = manager
         # The agent and the tools run as children of the executor's run with the caller's
         # whole config (leanchain: LangChain hands them the callbacks only).
-        self.config = run.child_config(self.config) if run else strip_run_keys(self.config)
+        self.config = manager.child_config(self.config) if manager else strip_run_keys(self.config)
         self.start = time.monotonic()
 
     def outputs(self, finish: AgentFinish) -> dict[str, Any]:
         """The run's outputs for `finish` (the callbacks are told by the caller)."""
         outputs = dict(finish.return_values)
-        if self.ex.return_intermediate_steps:
+        if self.executor.return_intermediate_steps:
             outputs["intermediate_steps"] = self.steps
+        if self.output_extras:
+            outputs.update(self.output_extras)
         return outputs
+
+    def state_for(self, middleware: AgentMiddleware) -> dict[str, Any]:
+        """`middleware`'s state in this run: a dict of plain data, made on first use."""
+        key = self.executor.hooks.keys[id(middleware)]
+        state: dict[str, Any] | None = self.state.get(key)
+        if state is None:
+            state = self.state[key] = {}
+        return state
+
+    def emit(self, name: str, data: dict[str, Any]) -> None:
+        """Tell the callbacks what a middleware did: an ``on_custom_event`` of the agent's run
+        (an event in `stream_events`, a span event in OpenTelemetry). Costs nothing unheard."""
+        if self.manager is not None:
+            dispatch_custom_event(name, data, config=self.config)
+
+    async def aemit(self, name: str, data: dict[str, Any]) -> None:
+        """Async `emit`."""
+        if self.manager is not None:
+            await adispatch_custom_event(name, data, config=self.config)
 
     # -- limits -----------------------------------------------------------------------------
 
     @property
     def time_elapsed(self) -> float:
-        """Seconds since the run started."""
-        return time.monotonic() - self.start
+        """Seconds the run has been running (time spent paused does not count)."""
+        return self.elapsed_before + time.monotonic() - self.start
 
     def should_continue(self) -> bool:
         """Whether the iteration and time limits allow another iteration."""
-        ex = self.ex
+        ex = self.executor
         if ex.max_iterations is not None and self.iterations >= ex.max_iterations:
             return False
         return ex.max_execution_time is None or self.time_elapsed < ex.max_execution_time
 
     def deadline(self) -> float | None:
         """The `time.monotonic` instant at which the time limit strikes."""
-        limit = self.ex.max_execution_time
-        return None if limit is None else self.start + limit
+        limit = self.executor.max_execution_time
+        return None if limit is None else self.start + limit - self.elapsed_before
 
     def remaining(self) -> float | None:
         """Seconds left before the time limit strikes."""
         deadline = self.deadline()
         return None if deadline is None else deadline - time.monotonic()
 
-    def _stopping(self) -> Runnable[Any, Any] | None:
-        log_stop()
-        return self.ex.final_answer_chain
+    def out_of_time(self) -> bool:
+        """Whether the time limit has struck (no tool call may start then)."""
+        deadline = self.deadline()
+        return deadline is not None and time.monotonic() >= deadline
+
+    def _stop_warning(self) -> None:
+        if self.warn_on_stop:
+            log_stop()
 
     def stop(self) -> AgentFinish:
         """The stopped response, once a limit ended the run."""
-        chain = self._stopping()
-        if chain is None:
+        self._stop_warning()
+        if self.executor.final_answer_chain is None:
             return forced_finish()
-        try:
-            return finish_from_reply(chain.invoke(self._final_answer_input(), self.config))
-        except Exception as exc:
-            _note(exc, self._final_answer_failed())
-            raise
+        return self.final_answer()
 
     async def astop(self) -> AgentFinish:
         """Async `stop`."""
-        chain = self._stopping()
-        if chain is None:
+        self._stop_warning()
+        if self.executor.final_answer_chain is None:
             return forced_finish()
-        try:
-            reply = await chain.ainvoke(self._final_answer_input(), self.config)
-        except Exception as exc:
-            _note(exc, self._final_answer_failed())
-            raise
-        return finish_from_reply(reply)
+        return await self.afinal_answer()
+
+    def stop_with(self, stop: StopRun) -> AgentFinish:
+        """The finish of a run a middleware stopped: its message, or a generated answer."""
+        self.output_extras["stopped_reason"] = stop.reason
+        if stop.generate:
+            return self.final_answer()
+        return AgentFinish({"output": stop.message}, "")
+
+    async def astop_with(self, stop: StopRun) -> AgentFinish:
+        """Async `stop_with`."""
+        self.output_extras["stopped_reason"] = stop.reason
+        if stop.generate:
+            return await self.afinal_answer()
+        return AgentFinish({"output": stop.message}, "")
+
+    def final_answer(self) -> AgentFinish:
+        """One more model call for a final answer (through the middleware's model wrappers)."""
+        request = ModelRequest(self._final_answer_input(), self.executor.tools, final=True)
+        plan = self._model_handler(request)
+        assert isinstance(plan, AgentFinish)
+        return plan
+
+    async def afinal_answer(self) -> AgentFinish:
+        """Async `final_answer`."""
+        request = ModelRequest(self._final_answer_input(), self.executor.tools, final=True)
+        plan = await self._amodel_handler(request)
+        assert isinstance(plan, AgentFinish)
+        return plan
 
     def _final_answer_failed(self) -> str:
         return (
             f"AgentExecutor: the agent failed while writing its final answer after "
-            f"{self.iterations} iterations (early_stopping_method='generate'); its model: "
-            f"{_model_of(self.ex.agent)}."
+            f"{self.iterations} iterations (early stop with 'generate'); its model: "
+            f"{_model_of(self.executor.agent)}."
         )
 
     def _planning_failed(self, exc: Exception) -> None:
         if not isinstance(exc, OutputParserException):  # the loop turns those into steps
-            _note(
+            note(
                 exc,
                 f"AgentExecutor iteration {self.iterations + 1}: the agent failed while "
-                f"planning the next step; its model: {_model_of(self.ex.agent)}.",
+                f"planning the next step; its model: {_model_of(self.executor.agent)}.",
             )
 
     def _final_answer_input(self) -> dict[str, Any]:
@@ -220,55 +326,93 @@ class AgentRun:
 
     def agent_input(self) -> dict[str, Any]:
         """What the agent sees: the inputs and the (trimmed) steps so far."""
-        trim = self.ex.trim_intermediate_steps
+        trim = self.executor.trim_intermediate_steps
         if isinstance(trim, int):
             seen = self.steps[-trim:] if trim > 0 else self.steps[:]
         else:
             seen = trim(self.steps[:])
         return {**self.inputs, "intermediate_steps": seen}
 
-    def plan(self) -> AgentFinish | list[AgentAction]:
-        """Ask the agent what to do next.
+    def request(self) -> ModelRequest:
+        """The next planning call's request: the agent's input and all the executor's tools."""
+        return ModelRequest(self.agent_input(), self.executor.tools)
+
+    def plan(self, request: ModelRequest) -> Plan:
+        """Ask the agent what to do next (through the middleware's model wrappers)."""
+        try:
+            return self._model_handler(request)
+        except Exception as exc:
+            self._planning_failed(exc)
+            raise
+
+    async def aplan(self, request: ModelRequest) -> Plan:
+        """Async `plan`."""
+        try:
+            return await self._amodel_handler(request)
+        except Exception as exc:
+            self._planning_failed(exc)
+            raise
+
+    def _agent_for(self, request: ModelRequest) -> Runnable[Any, Any]:
+        ex = self.executor
+        return ex.agent if request.tools == ex.tools else ex.agent_for(request.tools)
+
+    def _plan_call(self, request: ModelRequest) -> Plan:
+        """The planning call itself.
 
         The agent is streamed when someone listens, so that model tokens reach the callbacks
         while the model answers; with no handler the chunks would serve no one, and invoking
         gives the same decision for a fraction of the cost.
         """
-        agent, config = self.ex.agent, self.config
+        if request.final:
+            return self._final_call(request)
+        agent, config = self._agent_for(request), self.config
+        if not self.executor.stream_runnable or self.manager is None:
+            return _as_plan(agent.invoke(request.inputs, config))
+        total: Any = _NOTHING
+        for chunk in agent.stream(request.inputs, config):
+            total = chunk if total is _NOTHING else _add(total, chunk)
+        return _as_plan(None if total is _NOTHING else total)
+
+    async def _aplan_call(self, request: ModelRequest) -> Plan:
+        """Async `_plan_call`."""
+        if request.final:
+            return await self._afinal_call(request)
+        agent, config = self._agent_for(request), self.config
+        if not self.executor.stream_runnable or self.manager is None:
+            return _as_plan(await agent.ainvoke(request.inputs, config))
+        total: Any = _NOTHING
+        async for chunk in agent.astream(request.inputs, config):
+            total = chunk if total is _NOTHING else _add(total, chunk)
+        return _as_plan(None if total is _NOTHING else total)
+
+    def _final_call(self, request: ModelRequest) -> AgentFinish:
+        chain = self.executor.final_answer_chain_for_stop()
         try:
-            if not self.ex.stream_runnable or self.run is None:
-                return _as_plan(agent.invoke(self.agent_input(), config))
-            total: Any = _NOTHING
-            for chunk in agent.stream(self.agent_input(), config):
-                total = chunk if total is _NOTHING else _add(total, chunk)
-            return _as_plan(None if total is _NOTHING else total)
+            return finish_from_reply(chain.invoke(request.inputs, self.config))
         except Exception as exc:
-            self._planning_failed(exc)
+            note(exc, self._final_answer_failed())
             raise
 
-    async def aplan(self) -> AgentFinish | list[AgentAction]:
-        """Async `plan`."""
-        agent, config = self.ex.agent, self.config
+    async def _afinal_call(self, request: ModelRequest) -> AgentFinish:
+        chain = self.executor.final_answer_chain_for_stop()
         try:
-            if not self.ex.stream_runnable or self.run is None:
-                return _as_plan(await agent.ainvoke(self.agent_input(), config))
-            total: Any = _NOTHING
-            async for chunk in agent.astream(self.agent_input(), config):
-                total = chunk if total is _NOTHING else _add(total, chunk)
-            return _as_plan(None if total is _NOTHING else total)
+            reply = await chain.ainvoke(request.inputs, self.config)
         except Exception as exc:
-            self._planning_failed(exc)
+            note(exc, self._final_answer_failed())
             raise
+        return finish_from_reply(reply)
 
     def parse_error_step(self, exc: OutputParserException) -> AgentStep:
         """The "_Exception" step for an unparsable reply, or the error the caller must raise.
 
         Raises:
-            ValueError: ``handle_parsing_errors`` is off (chained from `exc`).
+            OutputParserException: ``handle_parsing_errors`` is off (LangChain's message,
+                chained from `exc`; a `ValueError`, as LangChain's is).
         """
-        handler = self.ex.handle_parsing_errors
+        handler = self.executor.handle_parsing_errors
         if handler is False:
-            raise ValueError(PARSE_ERROR_MESSAGE + str(exc)) from exc
+            raise OutputParserException(PARSE_ERROR_MESSAGE + str(exc)) from exc
         text = str(exc)
         if handler is True:
             if exc.send_to_llm:
@@ -286,89 +430,148 @@ class AgentRun:
 
     def announce(self, actions: list[AgentAction]) -> None:
         """Tell the callbacks what the agent is about to do."""
-        if self.run:
+        if self.manager:
             for action in actions:
-                self.run.emit("on_agent_action", action)
+                self.manager.emit("on_agent_action", action)
 
     async def aannounce(self, actions: list[AgentAction]) -> None:
         """Async `announce`."""
-        if self.run:
+        if self.manager:
             for action in actions:
-                await self.run.aemit("on_agent_action", action)
+                await self.manager.aemit("on_agent_action", action)
 
-    def tool_call(self, action: AgentAction) -> Callable[[], AgentStep]:
-        """The call that runs `action`'s tool and returns its step."""
-        ex, config = self.ex, self.config
-        tool = ex.tools_by_name.get(action.tool)
-        if tool is None:
-            observation = ex.invalid_tool_observation(action.tool)
-            if self.run is None:
-                step = AgentStep(action, observation)
-                return lambda: step
+    def tool_requests(self, actions: list[AgentAction]) -> list[ToolCallRequest]:
+        """The step's tool calls, each with its tool looked up."""
+        tools, iteration = self.executor.tools_by_name, self.iterations + 1
+        return [
+            ToolCallRequest(action, tools.get(action.tool), index=i, iteration=iteration)
+            for i, action in enumerate(actions)
+        ]
 
-            def told() -> AgentStep:
-                text, extra = _invalid_tool_start(ex, action)
-                run = start_run(config, "tool", INVALID_TOOL_NAME, text, **extra)
-                if run is not None:
-                    run.on_end(observation)
-                return AgentStep(action, observation)
-
-            return told
-        handler = ex.handle_tool_errors
-        call_id = getattr(action, "tool_call_id", None)
-        iteration = self.iterations + 1
+    def tool_call(self, request: ToolCallRequest) -> Callable[[], AgentStep]:
+        """The call that runs `request` (through the middleware) and returns its step."""
 
         def call() -> AgentStep:
             try:
-                observation = tool.run(
-                    action.tool_input, config=config, tool_call_id=call_id, as_message=False
-                )
+                return self._tool_handler(request)
             except Exception as exc:
-                if handler is False:
-                    _note(exc, _tool_failed(action.tool, call_id, iteration))
-                    raise
-                observation = _handled_observation(exc, handler)
-            return AgentStep(action, observation)
+                return self._tool_error(request, exc)
 
         return call
 
-    def atool_call(self, action: AgentAction) -> Callable[[], Awaitable[AgentStep]]:
+    def atool_call(self, request: ToolCallRequest) -> Callable[[], Awaitable[AgentStep]]:
         """Async `tool_call`."""
-        ex, config = self.ex, self.config
-        tool = ex.tools_by_name.get(action.tool)
-        handler = ex.handle_tool_errors
-        call_id = getattr(action, "tool_call_id", None)
-        iteration = self.iterations + 1
 
         async def call() -> AgentStep:
-            if tool is None:
-                observation = ex.invalid_tool_observation(action.tool)
-                if self.run is not None:
-                    text, extra = _invalid_tool_start(ex, action)
-                    run = await astart_run(config, "tool", INVALID_TOOL_NAME, text, **extra)
-                    if run is not None:
-                        await run.aon_end(observation)
-                return AgentStep(action, observation)
             try:
-                observation = await tool.arun(
-                    action.tool_input, config=config, tool_call_id=call_id, as_message=False
-                )
+                return await self._atool_handler(request)
             except Exception as exc:
-                if handler is False:
-                    _note(exc, _tool_failed(action.tool, call_id, iteration))
-                    raise
-                observation = _handled_observation(exc, handler)
-            return AgentStep(action, observation)
+                return self._tool_error(request, exc)
 
         return call
+
+    def _tool_error(self, request: ToolCallRequest, exc: Exception) -> AgentStep:
+        """A tool's exception as the step's observation, or raised with a note."""
+        handler, action = self.executor.handle_tool_errors, request.action
+        if handler is False:
+            call_id = getattr(action, "tool_call_id", None)
+            note(exc, _tool_failed(action.tool, call_id, request.iteration))
+            raise exc
+        return AgentStep(action, _handled_observation(exc, handler))
+
+    def _run_tool(self, request: ToolCallRequest) -> AgentStep:
+        """Run the tool of `request` (the innermost handler: its errors are raised)."""
+        action, tool = request.action, request.tool
+        if tool is None:
+            observation = self.executor.invalid_tool_observation(action.tool)
+            if self.manager is not None:
+                text, extra = _invalid_tool_start(self.executor, action)
+                run = start_run(self.config, "tool", INVALID_TOOL_NAME, text, **extra)
+                if run is not None:
+                    run.on_end(observation)
+            return AgentStep(action, observation)
+        call_id = getattr(action, "tool_call_id", None)
+        observation = tool.run(
+            action.tool_input, config=self.config, tool_call_id=call_id, as_message=False
+        )
+        return AgentStep(action, observation)
+
+    async def _arun_tool(self, request: ToolCallRequest) -> AgentStep:
+        """Async `_run_tool`."""
+        action, tool = request.action, request.tool
+        if tool is None:
+            observation = self.executor.invalid_tool_observation(action.tool)
+            if self.manager is not None:
+                text, extra = _invalid_tool_start(self.executor, action)
+                run = await astart_run(self.config, "tool", INVALID_TOOL_NAME, text, **extra)
+                if run is not None:
+                    await run.aon_end(observation)
+            return AgentStep(action, observation)
+        call_id = getattr(action, "tool_call_id", None)
+        observation = await tool.arun(
+            action.tool_input, config=self.config, tool_call_id=call_id, as_message=False
+        )
+        return AgentStep(action, observation)
 
     def record(self, steps: list[AgentStep]) -> AgentFinish | None:
         """Keep the iteration's steps; the finish when one of them is a return_direct tool's."""
         self.iterations += 1
         self.steps.extend((step.action, step.observation) for step in steps)
-        tools = self.ex.tools_by_name
+        tools = self.executor.tools_by_name
         for step in steps:
             tool = tools.get(step.action.tool)
             if tool is not None and tool.return_direct and step.action.tool != "_Exception":
                 return AgentFinish({"output": step.observation}, "")
         return None
+
+    def pause(self, plan: list[AgentAction], interrupt: Interrupt) -> dict[str, Any]:
+        """Keep `plan` as the pending calls and stop the clock; the paused run's outputs."""
+        self.pending = plan
+        self.interrupt = interrupt
+        self.elapsed_before = self.time_elapsed
+        outputs: dict[str, Any] = {
+            "output": None,
+            "interrupted": True,
+            "interrupt": {"reason": interrupt.reason, "data": interrupt.data},
+        }
+        if self.executor.return_intermediate_steps:
+            outputs["intermediate_steps"] = self.steps
+        return outputs
+
+
+def _wrap_model(
+    m: AgentMiddleware, run: AgentRun, inner: Callable[[ModelRequest], Plan]
+) -> Callable[[ModelRequest], Plan]:
+    def handler(request: ModelRequest) -> Plan:
+        return m.wrap_model_call(run, request, inner)
+
+    return handler
+
+
+def _awrap_model(
+    m: AgentMiddleware, run: AgentRun, inner: Callable[[ModelRequest], Awaitable[Plan]]
+) -> Callable[[ModelRequest], Awaitable[Plan]]:
+    async def handler(request: ModelRequest) -> Plan:
+        return await m.awrap_model_call(run, request, inner)
+
+    return handler
+
+
+def _wrap_tool(
+    m: AgentMiddleware, run: AgentRun, inner: Callable[[ToolCallRequest], AgentStep]
+) -> Callable[[ToolCallRequest], AgentStep]:
+    def handler(request: ToolCallRequest) -> AgentStep:
+        return m.wrap_tool_call(run, request, inner)
+
+    return handler
+
+
+def _awrap_tool(
+    m: AgentMiddleware,
+    run: AgentRun,
+    inner: Callable[[ToolCallRequest], Awaitable[AgentStep]],
+) -> Callable[[ToolCallRequest], Awaitable[AgentStep]]:
+    async def handler(request: ToolCallRequest) -> AgentStep:
+        return await m.awrap_tool_call(run, request, inner)
+
+    return handler

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, cast
 
-from leanchain.agents._loop import Event, Finished, Planned, Stepped, asteps, steps
+from leanchain.agents._loop import Event, Finished, Interrupted, Planned, Stepped, asteps, steps
 from leanchain.agents._run import AgentRun
 from leanchain.agents._stopping import final_answer_chain
+from leanchain.agents.middleware._base import AgentMiddleware
+from leanchain.agents.middleware._table import HookTable
 from leanchain.agents.schema import AgentAction
 from leanchain.callbacks.console import ConsoleCallbackHandler
 from leanchain.callbacks.manager import Callbacks
@@ -82,6 +84,8 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         metadata: metadata added to every run's config.
         stream_runnable: stream the agent runnable while callbacks listen, so its model
             tokens reach them as they come (with no handler it is invoked: same result).
+        middleware: what governs the run beyond these settings (`LoopGuard`, `UsageLimits`,
+            your own `AgentMiddleware`), in order: the first wraps the others.
 
     An exception that ends a run (a provider error, a tool's error when
     ``handle_tool_errors`` is off) propagates unchanged, so ``except`` clauses work as usual;
@@ -89,12 +93,16 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
     tool that failed.
 
     Raises:
-        AgentConfigurationError: a setting is invalid (duplicate tool names, an unsupported
-            early stopping method, a handler of the wrong type, a negative limit...).
+        AgentConfigurationError: a setting is invalid (duplicate tool names, a tool the
+            factory-built agent knows but the executor was not given, an unsupported early
+            stopping method, a handler of the wrong type, a negative limit, a middleware that
+            cannot work with this agent...).
     """
 
     __slots__ = (
+        "_agents_by_tools",
         "_config",
+        "_generate_chain",
         "_prompt_keys",
         "agent",
         "callbacks",
@@ -102,10 +110,12 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         "final_answer_chain",
         "handle_parsing_errors",
         "handle_tool_errors",
+        "hooks",
         "max_execution_time",
         "max_iterations",
         "max_tool_concurrency",
         "metadata",
+        "middleware",
         "return_intermediate_steps",
         "stream_runnable",
         "tags",
@@ -134,6 +144,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
         stream_runnable: bool = True,
+        middleware: Sequence[AgentMiddleware] = (),
     ) -> None:
         if not isinstance(agent, Runnable) and not callable(agent):
             raise AgentConfigurationError(
@@ -154,11 +165,14 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         self.tools_by_name: dict[str, BaseTool] = dict(
             zip(self.tool_names, self.tools, strict=True)
         )
+        _check_agent_tools(self.agent, self.tool_names)
         self.max_iterations = _limit("max_iterations", max_iterations, 0, int)
         self.max_execution_time = _limit("max_execution_time", max_execution_time, 0, (int, float))
         self.max_tool_concurrency = _limit("max_tool_concurrency", max_tool_concurrency, 1, int)
         self.early_stopping_method = early_stopping_method
         self.final_answer_chain = final_answer_chain(self.agent, early_stopping_method)
+        self._generate_chain = self.final_answer_chain
+        self._agents_by_tools: dict[tuple[str, ...], Runnable[Any, Any]] = {}
         if not _is_handler(handle_parsing_errors):
             raise AgentConfigurationError("Got unexpected type of `handle_parsing_errors`")
         if not _is_handler(handle_tool_errors):
@@ -188,6 +202,10 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
             own["metadata"] = dict(metadata)
         self._config: RunnableConfig | None = own or None
         self._prompt_keys = _prompt_keys(self.agent)
+        self.middleware: tuple[AgentMiddleware, ...] = tuple(middleware)
+        self.hooks = HookTable(self.middleware)
+        for m in self.middleware:
+            m.setup(self)
 
     @classmethod
     def from_agent_and_tools(
@@ -210,6 +228,53 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
             KeyError: there is no such tool.
         """
         return self.tools_by_name[name]
+
+    def enable_generate(self, who: str) -> None:
+        """Make sure a "generate" early stop can write a final answer (a middleware's `setup`
+        calls it when it may stop a run that way).
+
+        Raises:
+            AgentConfigurationError: the agent cannot make the final-answer call (it was not
+                built by a ``create_*_agent`` factory); the message names `who` asked.
+        """
+        if self._generate_chain is not None:
+            return
+        try:
+            self._generate_chain = final_answer_chain(self.agent, "generate")
+        except AgentConfigurationError:
+            raise AgentConfigurationError(
+                f"{who} needs an agent that can write a final answer (one built by a "
+                "create_*_agent factory); use 'force' or 'raise' with this agent"
+            ) from None
+
+    def final_answer_chain_for_stop(self) -> Runnable[Any, Any]:
+        """The final-answer call of a "generate" stop (there is one: see `enable_generate`)."""
+        chain = self._generate_chain
+        if chain is None:
+            raise AgentConfigurationError(
+                "This run was stopped with 'generate', but the agent cannot write a final "
+                "answer; the middleware that stopped it should call enable_generate in setup"
+            )
+        return chain
+
+    def agent_for(self, tools: Sequence[BaseTool]) -> Runnable[Any, Any]:
+        """The agent built for `tools` (a middleware chose them), made once per tool set.
+
+        Raises:
+            AgentConfigurationError: the agent cannot be rebuilt for other tools.
+        """
+        names = tuple(tool.name for tool in tools)
+        agent = self._agents_by_tools.get(names)
+        if agent is None:
+            rebuild = getattr(self.agent, "with_tools", None)
+            if not callable(rebuild):
+                raise AgentConfigurationError(
+                    f"A middleware changed the tools the model is shown to {list(names)!r}, "
+                    "but this agent cannot be rebuilt for them: build it with a "
+                    "create_*_agent factory"
+                )
+            agent = self._agents_by_tools[names] = rebuild(list(tools))
+        return agent
 
     def invalid_tool_observation(self, name: str) -> str:
         """What the agent is told when it calls a tool that does not exist."""
@@ -237,7 +302,13 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
             f"AgentExecutor expects a dict of inputs (or a str), got {type(input).__name__}"
         )
 
-    def _new_run(self, input: dict[str, Any] | str, config: RunnableConfig | None) -> AgentRun:
+    def _new_run(
+        self,
+        input: dict[str, Any] | str,
+        config: RunnableConfig | None,
+        *,
+        warn_on_stop: bool = False,
+    ) -> AgentRun:
         inputs = self.prepare_inputs(input)
         config = ensure_config(config)
         if self._config is not None:
@@ -245,7 +316,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         if self.verbose:
             # A handler per run: it decides on colour when the run starts, for the stdout of then.
             config = merge_configs(config, {"callbacks": [ConsoleCallbackHandler()]})
-        return AgentRun(self, inputs, config)
+        return AgentRun(self, inputs, config, warn_on_stop=warn_on_stop)
 
     # -- views of the loop ------------------------------------------------------------------
 
@@ -353,12 +424,13 @@ class AgentExecutorIterator:
         return self._run.time_elapsed if self._run else 0.0
 
     def __iter__(self) -> Iterator[AddableDict]:
-        self._run = run = self.agent_executor._new_run(self.inputs, self.config)
+        # LangChain warns about a limit that ended the run from here, not from invoke.
+        self._run = run = self.agent_executor._new_run(self.inputs, self.config, warn_on_stop=True)
         for event in steps(run):
             yield from _chunks(event, self.yield_actions)
 
     async def __aiter__(self) -> AsyncIterator[AddableDict]:
-        self._run = run = self.agent_executor._new_run(self.inputs, self.config)
+        self._run = run = self.agent_executor._new_run(self.inputs, self.config, warn_on_stop=True)
         async for event in asteps(run):
             for chunk in _chunks(event, self.yield_actions):
                 yield chunk
@@ -375,9 +447,28 @@ def _chunks(event: Event, yield_actions: bool) -> list[AddableDict]:
         if event.last:
             return []
         return [AddableDict(intermediate_step=[(s.action, s.observation) for s in event.steps])]
+    if isinstance(event, Interrupted):
+        return []
     final = AddableDict(event.outputs)
-    final["messages"] = event.finish.messages
+    final["messages"] = event.finish.messages if event.finish is not None else []
     return [final]
+
+
+def _check_agent_tools(agent: Runnable[Any, Any], names: tuple[str, ...]) -> None:
+    """Refuse tools that a factory-built agent was told about but the executor lacks.
+
+    Raises:
+        AgentConfigurationError: names the missing tools and the ones the executor has.
+    """
+    known = getattr(agent, "tool_names", None)
+    if not isinstance(known, list):
+        return
+    missing = [name for name in known if name not in names]
+    if missing:
+        raise AgentConfigurationError(
+            f"The agent was built with tools the executor was not given: {missing!r} "
+            f"(the executor has {list(names)!r}); pass the same tools to both"
+        )
 
 
 def _limit(name: str, value: Any, minimum: int, kind: type | tuple[type, ...]) -> Any:

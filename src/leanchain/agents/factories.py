@@ -110,11 +110,13 @@ def _assemble(
     final_instruction: str,
     tools: Sequence[BaseTool] | None = None,
     tools_renderer: ToolsRenderer | None = None,
+    rebuild: Callable[[Sequence[BaseTool]], AgentRunnable[Decision]] | None = None,
 ) -> AgentRunnable[Decision]:
     """The one assembly every factory uses: check the prompt, fill partials, join the stages.
 
     With `tools_renderer`, ``tools`` is filled in with the rendered tools, and ``tool_names``
-    with their names joined by ", " when the prompt uses it.
+    with their names joined by ", " when the prompt uses it. `tools` are the tools the agent
+    knows (the executor checks it has them); `rebuild` builds the agent for other tools.
     """
     _missing_variables(prompt, required)
     if tools_renderer is not None:
@@ -131,6 +133,8 @@ def _assemble(
         format_scratchpad=format_scratchpad,
         output_parser=output_parser,
         final_instruction=final_instruction,
+        tools=tools or (),
+        rebuild=rebuild,
     )
 
 
@@ -163,6 +167,10 @@ def create_tool_calling_agent(
         format_scratchpad=message_formatter,
         output_parser=ToolsAgentOutputParser(),
         final_instruction=TOOL_CALLING_FINAL_ANSWER,
+        tools=tools,
+        rebuild=lambda chosen: create_tool_calling_agent(
+            llm, chosen, prompt, message_formatter=message_formatter
+        ),
     )
 
 
@@ -214,6 +222,8 @@ def create_openai_tools_agent(
         format_scratchpad=format_to_openai_tool_messages,
         output_parser=OpenAIToolsAgentOutputParser(),
         final_instruction=TOOL_CALLING_FINAL_ANSWER,
+        tools=tools,
+        rebuild=lambda chosen: create_openai_tools_agent(llm, chosen, prompt, strict),
     )
 
 
@@ -252,6 +262,9 @@ def create_react_agent(
         final_instruction=REACT_FINAL_ANSWER,
         tools=tools,
         tools_renderer=tools_renderer,
+        rebuild=lambda chosen: create_react_agent(
+            llm, chosen, prompt, output_parser, tools_renderer, stop_sequence=stop_sequence
+        ),
     )
 
 
@@ -288,6 +301,9 @@ def create_structured_chat_agent(
         final_instruction=STRUCTURED_CHAT_FINAL_ANSWER,
         tools=tools,
         tools_renderer=tools_renderer,
+        rebuild=lambda chosen: create_structured_chat_agent(
+            llm, chosen, prompt, tools_renderer, stop_sequence=stop_sequence
+        ),
     )
 
 
@@ -325,4 +341,7 @@ def create_xml_agent(
         final_instruction=XML_FINAL_ANSWER,
         tools=tools,
         tools_renderer=tools_renderer,
+        rebuild=lambda chosen: create_xml_agent(
+            llm, chosen, prompt, tools_renderer, stop_sequence=stop_sequence
+        ),
     )

@@ -1,0 +1,28 @@
+"""Agent middleware: what governs an `AgentExecutor` run beyond its loop (DESIGN §3.1).
+
+``AgentExecutor(..., middleware=[LoopGuard(), UsageLimits(request_limit=20)])``. Each
+middleware is a small class whose hooks are all optional (`AgentMiddleware`); the executor
+reads which hooks a class overrides once, when it is built, and calls only those.
+"""
+
+from __future__ import annotations
+
+from leanchain.agents._run import AgentRun
+from leanchain.agents.middleware._base import (
+    AgentMiddleware,
+    Interrupt,
+    ModelRequest,
+    Plan,
+    StopRun,
+    ToolCallRequest,
+)
+
+__all__ = [
+    "AgentMiddleware",
+    "AgentRun",
+    "Interrupt",
+    "ModelRequest",
+    "Plan",
+    "StopRun",
+    "ToolCallRequest",
+]

@@ -282,7 +282,9 @@ def test_xml_many_unclosed_tags_are_read_correctly() -> None:
         ('I will look.\n```\n{"action": "s", "action_input": "q"}\n```\nthen', "s", "q"),
         ('{"action": "s"}', "s", {}),
         ('{"action": "s", "action_input": null}', "s", {}),
-        ('{"action": "s", "action_input": "unterminated', "s", "unterminated"),
+        # A fence the reply never closed: the JSON inside it is whole.
+        ('```json\n{"action": "s", "action_input": "x"}\n``', "s", "x"),
+        ('```json\n{"action": "s", "action_input": "x"}', "s", "x"),
         ('{"action": "s", "action_input": "two\nlines"}', "s", "two\nlines"),
         ('Action:\n```json\n{"action": "s", "action_input": "x"}\n```', "s", "x"),
     ],
@@ -325,6 +327,14 @@ def test_json_list_takes_the_first_and_warns(caplog: pytest.LogCaptureFixture) -
         ('"just a string"', TypeError),
         ("[]", IndexError),
         ("```\n```", json.JSONDecodeError),
+        # Cut-off JSON is never closed into an action (LangChain closes it).
+        ('{"action": "s", "action_input": "unterminated', json.JSONDecodeError),
+        ('{"action": "t", "action_input": {"word": "ban', json.JSONDecodeError),
+        ('{"action": "t", "action_input": {"n": 12', json.JSONDecodeError),
+        ('{"action": "t", "action_input": {"word": "banana"}', json.JSONDecodeError),
+        ('```json\n{"action": "t", "action_input": {"word": "ban', json.JSONDecodeError),
+        ('{"action": "Final Answer", "action_input": "The answ', json.JSONDecodeError),
+        ('[{"action": "a", "action_input": "x"}, {"action": "b"', json.JSONDecodeError),
     ],
 )
 def test_json_unparseable(text: str, cause: type[BaseException]) -> None:
@@ -542,3 +552,81 @@ def test_long_malformed_arguments_are_cut_short_in_the_error() -> None:
 def test_tools_parser_reads_chat_generations() -> None:
     message = AIMessage(content="", tool_calls=[call("add", {"a": 1}, "c1")])
     assert tools.parse_result([ChatGeneration(message=message)]) == tools.invoke(message)
+
+
+# -- replies cut off at the output token limit ------------------------------------------------
+
+CUT_OFF_OBSERVATION = (
+    "Your last reply was cut off at the output token limit before it was complete, so no tool "
+    "was run. Reply again, more briefly."
+)
+ACTION_REPLIES = [
+    (react, "I will look.\nAction: search\nAction Input: weather in Par"),
+    (xml, "<tool>search</tool><tool_input>weather in Par"),
+    (json_parser, '```json\n{"action": "search", "action_input": "weather in Paris"}\n```'),
+]
+LENGTH = {"finish_reason": "length"}
+ANTHROPIC_MAX_TOKENS = {"finish_reason": "length", "stop_reason": "max_tokens"}
+
+
+def cut_off_message(text: str) -> str:
+    return (
+        "The model's reply was cut off at its output token limit (finish_reason 'length'), so "
+        f"its tool call may be incomplete and was not run: {text}"
+    )
+
+
+@pytest.mark.parametrize(("parser", "text"), ACTION_REPLIES)
+@pytest.mark.parametrize("metadata", [LENGTH, ANTHROPIC_MAX_TOKENS])
+def test_an_action_from_a_cut_off_reply_is_a_parse_error(
+    parser: Any, text: str, metadata: dict[str, Any]
+) -> None:
+    error = raised(parser, AIMessage(content=text, response_metadata=metadata))
+    assert str(error) == cut_off_message(text)
+    assert error.observation == CUT_OFF_OBSERVATION
+    assert error.llm_output == text
+    assert error.send_to_llm is True
+    # The same reply from a model that finished is the action.
+    finished = parser.invoke(AIMessage(content=text, response_metadata={"finish_reason": "stop"}))
+    assert finished == parser.invoke(text)
+    assert isinstance(finished, AgentAction)
+
+
+@pytest.mark.parametrize(("parser", "text"), ACTION_REPLIES)
+def test_a_generation_that_says_it_was_cut_off_is_refused_too(parser: Any, text: str) -> None:
+    generation = ChatGeneration(message=AIMessage(content=text), generation_info=LENGTH)
+    with pytest.raises(OutputParserException) as info:
+        parser.parse_result([generation])
+    assert str(info.value) == cut_off_message(text)
+
+
+@pytest.mark.parametrize(
+    ("parser", "text", "output"),
+    [
+        (react, "Final Answer: it rains in Par", "it rains in Par"),
+        (xml, "<final_answer>it rains in Par", "it rains in Par"),
+    ],
+)
+def test_a_cut_off_final_answer_is_returned_as_written(parser: Any, text: str, output: str) -> None:
+    message = AIMessage(content=text, response_metadata=LENGTH)
+    assert parser.invoke(message) == AgentFinish({"output": output}, text)
+
+
+def test_tool_calls_from_a_cut_off_reply_are_not_run() -> None:
+    # Whole arguments, but the model stopped at its limit: the rest of its calls may be missing.
+    message = AIMessage(
+        content="Two calls.",
+        tool_calls=[call("add", {"a": 1}, "c1")],
+        response_metadata=LENGTH,
+    )
+    error = raised(tools, message)
+    log = "\nInvoking: `add` with `{'a': 1}`\nresponded: Two calls.\n\n"
+    assert str(error) == cut_off_message(log)
+    assert (error.observation, error.llm_output, error.send_to_llm) == (
+        CUT_OFF_OBSERVATION,
+        log,
+        True,
+    )
+    assert tools.invoke(AIMessage(content="It rains in Par", response_metadata=LENGTH)) == (
+        AgentFinish({"output": "It rains in Par"}, "It rains in Par")
+    )

@@ -394,3 +394,110 @@ def test_scratchpad_contents_never_reach_the_parsers(observation: str) -> None:
     assert escaped.count("<observation>") == 1
     assert escaped.count("</observation>") == 1
     assert escaped.count("<tool>") == 1
+
+
+# -- a cut-off reply never becomes a tool call ------------------------------------------------
+
+# No backticks: a valid fenced reply cannot hold its own fence. No braces or quotes in prose:
+# prose is not JSON.
+PLAIN = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"], exclude_characters='`{}[]"'),
+    max_size=8,
+)
+BLOB_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | PLAIN,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(PLAIN, inner, max_size=3),
+    max_leaves=8,
+)
+TOOL_INPUTS = st.one_of(PLAIN, st.dictionaries(PLAIN, BLOB_VALUES, max_size=3))
+
+
+@st.composite
+def valid_json_replies(draw: st.DrawFn) -> tuple[str, Any]:
+    """A well-formed JSON-agent reply and the decision it holds: ("action", tool, input) or
+    ("finish", output). Bare or fenced, indented or not, after and before prose."""
+    if draw(st.booleans()):
+        blob: dict[str, Any] = {"action": "Final Answer", "action_input": draw(BLOB_VALUES)}
+        expected: Any = ("finish", blob["action_input"])
+    else:
+        tool = draw(st.sampled_from(["search", "t", "get weather"]))
+        blob = {"action": tool, "action_input": draw(TOOL_INPUTS)}
+        expected = ("action", tool, blob["action_input"])
+    value: Any = [blob, {"action": "second"}] if draw(st.integers(0, 4)) == 0 else blob
+    text = json.dumps(
+        value, indent=draw(st.sampled_from([None, 2])), ensure_ascii=draw(st.booleans())
+    )
+    fence = draw(st.sampled_from(["", "```", "```json", "```json\n", "```\n"]))
+    if fence:
+        closing = draw(st.sampled_from(["", "\n```", "```"]))
+        after = draw(PLAIN) if closing else ""
+        text = draw(st.sampled_from(["", "Thought: look it up\nAction:\n"])) + fence + text
+        text += closing + after
+    return text, expected
+
+
+def json_decision(text: str) -> Any:
+    """What `JSONAgentOutputParser` decides for `text`, as plain data, or ("error",)."""
+    try:
+        result = JSONAgentOutputParser().parse(text)
+    except OutputParserException:
+        return ("error",)
+    if isinstance(result, AgentFinish):
+        return ("finish", result.return_values["output"])
+    return ("action", result.tool, result.tool_input)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(valid_json_replies())
+def test_every_truncation_of_a_json_reply_is_the_whole_decision_or_an_error(
+    case: tuple[str, Any],
+) -> None:
+    text, expected = case
+    assert json_decision(text) == expected
+    for end in range(len(text)):
+        assert json_decision(text[:end]) in (expected, ("error",)), text[:end]
+
+
+REACT_REPLIES = st.builds(
+    "Thought: {}\nAction: {}\nAction Input: {}".format,
+    PLAIN,
+    st.sampled_from(["search", "echo"]),
+    PLAIN,
+)
+XML_REPLIES = st.builds("<tool>{}</tool><tool_input>{}</tool_input>".format, PLAIN, PLAIN)
+LENGTH = {"finish_reason": "length"}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.tuples(st.just(ReActSingleInputOutputParser()), REACT_REPLIES),
+        st.tuples(st.just(XMLAgentOutputParser()), XML_REPLIES),
+        st.tuples(st.just(JSONAgentOutputParser()), valid_json_replies().map(lambda c: c[0])),
+    ),
+    st.data(),
+)
+def test_a_reply_cut_off_at_the_token_limit_never_becomes_an_action(
+    case: tuple[Any, str], data: st.DataObject
+) -> None:
+    # The text of a cut-off ReAct or XML reply can look whole; its metadata says it is not.
+    parser, text = case
+    end = data.draw(st.integers(0, len(text)))
+    message = AIMessage(content=text[:end], response_metadata=LENGTH)
+    try:
+        result = parser.invoke(message)
+    except OutputParserException:
+        return
+    assert isinstance(result, AgentFinish)
+
+
+@SETTINGS
+@given(ai_messages())
+def test_tool_calls_of_a_cut_off_reply_never_run(message: AIMessage) -> None:
+    cut_off = message.model_copy(update={"response_metadata": LENGTH})
+    for parser in (ToolsAgentOutputParser(), OpenAIToolsAgentOutputParser()):
+        try:
+            result = parser.invoke(cut_off)
+        except OutputParserException:
+            continue
+        assert isinstance(result, AgentFinish)

@@ -146,6 +146,47 @@ def test_json_agent_parser_reads_every_blob_exactly(case: tuple[Any, str]) -> No
         assert outcome == expected
 
 
+def _cut_blob(d: Dice) -> tuple[Any, str, str]:
+    value, text = json_agent_blob(d)
+    return value, text, text[: d.below(256) * len(text) // 255]
+
+
+@FUZZ
+@given(dice(_cut_blob))
+def test_a_cut_off_json_blob_is_the_whole_decision_or_an_error(case: tuple[Any, str, str]) -> None:
+    # Never an action on part of its input: cut-off JSON is not closed into a smaller value.
+    value, text, cut = case
+    expected = expected_json_decision(value)
+    outcome = decision(JSON_AGENT, cut)
+    if outcome[0] != "error":
+        assert outcome == expected, (text, cut)
+
+
+LENGTH = {"finish_reason": "length"}
+
+
+def _cut_reply(d: Dice) -> tuple[Any, str]:
+    parser, text = d.pick(
+        [
+            (REACT, lambda: react_reply(d)[0]),
+            (XML, lambda: xml_document(d)),
+            (JSON_AGENT, lambda: json_agent_blob(d)[1]),
+        ]
+    )
+    whole = text()
+    return parser, whole[: d.below(256) * len(whole) // 255]
+
+
+@FUZZ
+@given(dice(_cut_reply))
+def test_a_reply_cut_off_at_the_token_limit_never_becomes_an_action(case: tuple[Any, str]) -> None:
+    parser, text = case
+    assert decision(parser, AIMessage(content=text, response_metadata=LENGTH))[0] in (
+        "error",
+        "finish",
+    )
+
+
 # -- native tool calls ------------------------------------------------------------------------
 
 NAMES = ("search", "echo", "", "a b", "日本", "__arg1", "Final Answer")
@@ -240,3 +281,5 @@ def test_tool_calls_parsers_are_total_on_messages(message: AIMessage) -> None:
             assert outcome[0] == "error"
         elif expected is not None:
             assert outcome == expected
+        cut_off = message.model_copy(update={"response_metadata": LENGTH})
+        assert decision(parser, cut_off)[0] in ("error", "finish")

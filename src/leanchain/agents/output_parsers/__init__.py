@@ -3,7 +3,9 @@
 Each parser reads only the model's new reply, never the scratchpad, so tool output shown to
 the model cannot become a decision of the agent. Every parser runs in linear time on any input
 and fails only with `OutputParserException` on text it cannot read (the tool-calls parsers
-read messages, not text).
+read messages, not text). A reply the model did not finish never becomes a tool call: cut-off
+JSON is a parse error, and so is any action from a reply whose ``finish_reason`` is
+``"length"`` (see `base`).
 """
 
 from __future__ import annotations

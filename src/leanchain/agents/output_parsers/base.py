@@ -1,21 +1,88 @@
-"""The agent parser bases: model output in, the agent's decision out."""
+"""The agent parser bases: model output in, the agent's decision out.
+
+A reply the model did not finish never becomes a tool call. Text cannot always show that it
+was cut off (a ReAct ``Action Input:`` or an XML ``<tool_input>`` just ends), but the reply's
+metadata can: a ``finish_reason`` of ``"length"`` (OpenAI's, and Anthropic's ``max_tokens``
+under its neutral name) means the model ran out of output tokens mid-reply. Every agent parser
+then refuses to act on it (`cut_off_error`); a final answer is still returned as written.
+"""
 
 from __future__ import annotations
 
-from leanchain.agents.schema import AgentAction, AgentFinish
-from leanchain.output_parsers import BaseOutputParser
+from collections.abc import Sequence
+from typing import Any, Final
 
-__all__ = ["AgentOutputParser", "MultiActionAgentOutputParser"]
+from leanchain.agents.schema import AgentAction, AgentFinish
+from leanchain.errors import OutputParserException
+from leanchain.output_parsers import BaseOutputParser, generation_message, generation_text
+
+__all__ = [
+    "CUT_OFF_OBSERVATION",
+    "AgentOutputParser",
+    "MultiActionAgentOutputParser",
+    "cut_off_error",
+    "was_cut_off",
+]
+
+CUT_OFF_OBSERVATION: Final = (
+    "Your last reply was cut off at the output token limit before it was complete, so no "
+    "tool was run. Reply again, more briefly."
+)
+"""What the model is told when its cut-off reply is sent back (``handle_parsing_errors``)."""
+
+
+def was_cut_off(generation: Any) -> bool:
+    """Whether a model output says it stopped at its output token limit.
+
+    Reads ``finish_reason`` from the message's ``response_metadata``, then from a generation's
+    ``generation_info``; a string (no metadata) was never cut off as far as anyone can tell.
+    """
+    message = generation_message(generation)
+    metadata = getattr(message, "response_metadata", None)
+    if isinstance(metadata, dict) and metadata.get("finish_reason") == "length":
+        return True
+    info = getattr(generation, "generation_info", None)
+    return isinstance(info, dict) and info.get("finish_reason") == "length"
+
+
+def cut_off_error(text: str) -> OutputParserException:
+    """The error for a tool call read from a reply the model did not finish."""
+    return OutputParserException(
+        "The model's reply was cut off at its output token limit (finish_reason 'length'), so "
+        f"its tool call may be incomplete and was not run: {text}",
+        observation=CUT_OFF_OBSERVATION,
+        llm_output=text,
+        send_to_llm=True,
+    )
 
 
 class AgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
     """Reads one decision from a model reply: an `AgentAction` to run, or an `AgentFinish`.
 
     Invalid replies raise `OutputParserException`, which the executor's
-    ``handle_parsing_errors`` can send back to the model.
+    ``handle_parsing_errors`` can send back to the model. So does an action read from a reply
+    the model did not finish (see the module docstring).
     """
 
     __slots__ = ()
+
+    def parse_result(
+        self, result: Sequence[Any], *, partial: bool = False
+    ) -> AgentAction | AgentFinish:
+        """The decision in the first model output of `result`.
+
+        Args:
+            result: model outputs (strings, messages or generations); the first is read.
+            partial: ignored: a decision is only read from a whole reply.
+
+        Raises:
+            OutputParserException: the reply is not a decision, or it is an action from a
+                reply cut off at the output token limit.
+        """
+        decision = self.parse(generation_text(result[0]))
+        if isinstance(decision, AgentAction) and was_cut_off(result[0]):
+            raise cut_off_error(decision.log)
+        return decision
 
 
 class MultiActionAgentOutputParser(BaseOutputParser[list[AgentAction] | AgentFinish]):

@@ -1,11 +1,17 @@
-"""`JSONAgentOutputParser`: read a ``{"action": …, "action_input": …}`` blob, fenced or not."""
+"""`JSONAgentOutputParser`: read a ``{"action": …, "action_input": …}`` blob, fenced or not.
+
+The blob must be complete JSON. LangChain closes a cut-off blob (``{"action": "t",
+"action_input": {"word": "ban`` reads as ``{"word": "ban"}``) and so runs the tool on half its
+arguments; leanchain raises `OutputParserException` instead, the same rule as for cut-off
+tool-call arguments. A fenced blob may still lack its closing fence: the JSON inside is whole.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from leanchain._partial_json import parse_json_markdown
+from leanchain._partial_json import parse_complete_json, parse_json_markdown
 from leanchain.agents.output_parsers.base import AgentOutputParser
 from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import OutputParserException
@@ -39,10 +45,10 @@ def parse_json_agent_output(text: str) -> AgentAction | AgentFinish:
     """Read one JSON agent step from model text (see `JSONAgentOutputParser`).
 
     Raises:
-        OutputParserException: no usable JSON blob.
+        OutputParserException: no usable JSON blob (cut-off JSON included).
     """
     try:
-        return _decide(parse_json_markdown(text), text)
+        return _decide(parse_json_markdown(text, parser=parse_complete_json), text)
     except Exception as e:
         raise OutputParserException(f"Could not parse LLM output: {text}") from e
 
@@ -51,8 +57,10 @@ class JSONAgentOutputParser(AgentOutputParser):
     """Parses a JSON action blob into one `AgentAction` or an `AgentFinish`.
 
     The text is read by ``parse_json_markdown``: the whole text first, else its first
-    ```` ``` ```` fence, and truncated JSON is closed. A list takes its first element (with a
-    logged warning). ``"action": "Final Answer"`` gives ``AgentFinish({"output":
+    ```` ``` ```` fence (up to its closing fence, or the end of the text). The JSON must be
+    complete: cut-off JSON is a parse error, never an action on part of its input
+    (**leanchain**; LangChain closes it). A list takes its first element (with a logged
+    warning). ``"action": "Final Answer"`` gives ``AgentFinish({"output":
     action_input}, text)``; any other action gives ``AgentAction(action, action_input, text)``,
     a missing or null ``action_input`` becoming ``{}``. The action must be a string and its
     input a string or an object. Anything else raises `OutputParserException` "Could not parse
@@ -69,6 +77,6 @@ class JSONAgentOutputParser(AgentOutputParser):
         """Read one JSON agent step from `text`.
 
         Raises:
-            OutputParserException: no usable JSON blob.
+            OutputParserException: no usable JSON blob (cut-off JSON included).
         """
         return parse_json_agent_output(text)

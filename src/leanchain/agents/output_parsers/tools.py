@@ -10,7 +10,9 @@ again). With ``handle_parsing_errors`` the executor records that as an
 ``_Exception`` step, and `format_to_tool_messages` shows the model its attempt followed by the
 observation. No tool of that message runs, so the history never holds a call without a result.
 Arguments a stream cut off count as malformed: a streamed reply is read as finished (complete
-JSON only, ``parse_tool_call_args``) even when its last chunk never arrived.
+JSON only, ``parse_tool_call_args``) even when its last chunk never arrived, and a reply whose
+``finish_reason`` is ``"length"`` (the model ran out of output tokens) runs none of its calls,
+even those that happen to be whole (see `leanchain.agents.output_parsers.base`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from leanchain.agents.output_parsers.base import MultiActionAgentOutputParser
+from leanchain.agents.output_parsers.base import (
+    MultiActionAgentOutputParser,
+    cut_off_error,
+    was_cut_off,
+)
 from leanchain.agents.schema import AgentAction, AgentFinish, ToolAgentAction
 from leanchain.errors import OutputParserException
 from leanchain.messages import (
@@ -161,8 +167,8 @@ class ToolsAgentOutputParser(MultiActionAgentOutputParser):
       tool_call_id=id)``, even for one call; an ``__arg1`` argument is unwrapped as the input.
       The log is ``"\\nInvoking: `{tool}` with `{tool_input}`\\n{content_msg}\\n"``.
     - No tool calls give ``AgentFinish({"output": message.content}, str(message.content))``.
-    - Malformed tool-call JSON raises `OutputParserException` sent back to the model (see the
-      module docstring).
+    - Malformed tool-call JSON, or tool calls in a reply cut off at the output token limit,
+      raise `OutputParserException` sent back to the model (see the module docstring).
     - Streamed replies work the same: an `AIMessageChunk` is an `AIMessage`.
     - Only messages can be parsed: text raises `ValueError` "Can only parse messages".
     """
@@ -193,9 +199,13 @@ class ToolsAgentOutputParser(MultiActionAgentOutputParser):
         Raises:
             ValueError: the output is text, not a message.
             TypeError: the message is not an `AIMessage`.
-            OutputParserException: malformed tool-call JSON.
+            OutputParserException: malformed tool-call JSON, or tool calls in a reply cut off
+                at the output token limit.
         """
         message = generation_message(result[0])
         if message is None:
             raise ValueError("This output parser only works on ChatGeneration output")
-        return parse_ai_message_to_tool_action(message)
+        decision = parse_ai_message_to_tool_action(message)
+        if isinstance(decision, list) and was_cut_off(result[0]):
+            raise cut_off_error("".join(action.log for action in decision))
+        return decision

@@ -27,6 +27,7 @@ LAYER = {
     "providers": 2,
     "testing": 3,
     "tracing": 3,
+    "report": 3,
     "cli": 3,
     "distributed": 3,
 }

@@ -1,7 +1,8 @@
 """The ``leanchain`` command line (also ``python -m leanchain``).
 
 ``leanchain demo`` runs every agent type on a multi-step question with example tools, offline
-by default; ``leanchain graph MODULE:ATTR`` draws a runnable. Problems the user can fix (a
+by default; ``leanchain graph MODULE:ATTR`` draws a runnable; ``leanchain report FILE`` turns a
+saved run into its HTML page. Problems the user can fix (a
 missing key, an unknown model, an unreachable server, a bad path) are reported in one line
 on stderr with exit status 2.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from pathlib import Path
+from typing import Final, TextIO
 
 from leanchain import __version__
 from leanchain.cli._demo_models import AGENT_TYPES, DEMO_QUESTION
@@ -63,6 +65,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the server to send requests to, e.g. a local OpenAI-compatible server "
         "(needs --model)",
     )
+    demo.add_argument(
+        "--report",
+        metavar="FILE",
+        type=Path,
+        help="also write a picture of the runs to FILE: a self-contained HTML page (a FILE "
+        "ending in .json gets the report's JSON form, for `leanchain report`)",
+    )
 
     graph = commands.add_parser(
         "graph",
@@ -77,6 +86,29 @@ def _parser() -> argparse.ArgumentParser:
         default="mermaid",
         help="Mermaid flowchart text (default) or ASCII art",
     )
+
+    report = commands.add_parser(
+        "report",
+        help="turn a saved run (a report's JSON) into a self-contained HTML page",
+        description="Read FILE, the JSON form of a report (ReportCallbackHandler.write_json, "
+        "or `leanchain demo --report FILE.json`), and write its HTML page.",
+    )
+    report.add_argument("file", metavar="FILE", type=Path)
+    report.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        type=Path,
+        help="where to write the page (default: FILE with the suffix .html)",
+    )
+    report.add_argument(
+        "--prices",
+        metavar="PRICES",
+        type=Path,
+        help='a JSON price table, {"MODEL": {"input": 0.15, "output": 0.6}, ...} per million '
+        "tokens, to cost the model calls with (added to the report's own)",
+    )
+    report.add_argument("--title", help="the page's title (default: the report's)")
     return parser
 
 
@@ -87,13 +119,39 @@ def _demo_command(args: argparse.Namespace, out: TextIO) -> None:
     if args.base_url is not None and args.model is None:
         raise CliError("--base-url needs --model, e.g. --model openai:NAME --base-url URL")
     spec = None if args.model is None else parse_model(args.model, args.base_url)
-    run_demo(agent_types_for(args.agent), question=args.question, spec=spec, out=out)
+    if args.report is None:
+        run_demo(agent_types_for(args.agent), question=args.question, spec=spec, out=out)
+        return
+    from leanchain.cli._report import save_report
+    from leanchain.report import ReportCallbackHandler
+
+    handler = ReportCallbackHandler(title="leanchain demo")
+    try:
+        run_demo(
+            agent_types_for(args.agent),
+            question=args.question,
+            spec=spec,
+            out=out,
+            callbacks=[handler],
+        )
+    finally:  # a failed run is worth a look too
+        save_report(handler.report(), args.report)
+        out.write(f"\nReport written to {args.report}\n")
 
 
 def _graph_command(args: argparse.Namespace, out: TextIO) -> None:
     from leanchain.cli._graph import draw, load_runnable
 
     out.write(draw(load_runnable(args.target), args.format).rstrip("\n") + "\n")
+
+
+def _report_command(args: argparse.Namespace, out: TextIO) -> None:
+    from leanchain.cli._report import report_command
+
+    report_command(args.file, args.output, prices=args.prices, title=args.title, out=out)
+
+
+_COMMANDS: Final = {"demo": _demo_command, "graph": _graph_command, "report": _report_command}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -106,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error argparse has printed
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    command = _demo_command if args.command == "demo" else _graph_command
+    command = _COMMANDS[args.command]
     try:
         command(args, sys.stdout)
     except CliError as exc:

@@ -24,13 +24,14 @@ from leanchain.agents.prompts import (
     TOOL_CALLING_PROMPT,
     XML_PROMPT,
 )
+from leanchain.callbacks import BaseCallbackHandler
 from leanchain.cli._demo_models import AGENT_TYPES, DEMO_QUESTION, demo_model
 from leanchain.cli._demo_tools import demo_tools
 from leanchain.cli._errors import CliError
 from leanchain.cli._models import ModelSpec, make_model
 from leanchain.cli._trace import Trace, use_colour
 from leanchain.errors import AuthenticationError, ProviderConnectionError, ProviderError
-from leanchain.runnables import Runnable
+from leanchain.runnables import Runnable, RunnableConfig
 from leanchain.tools import BaseTool
 
 __all__ = ["build_agent", "build_executor", "run_demo"]
@@ -87,8 +88,12 @@ def run_demo(
     question: str | None,
     spec: ModelSpec | None,
     out: TextIO,
+    callbacks: Sequence[BaseCallbackHandler] = (),
 ) -> dict[str, str]:
     """Run each agent type on the question, tracing it to `out`; the final answers by type.
+
+    `callbacks` observe every run (``--report`` passes a `ReportCallbackHandler`); each run
+    is named after its agent type.
 
     Raises:
         CliError: the offline model was asked another question, or a real model could not be
@@ -111,8 +116,11 @@ def run_demo(
         executor = build_executor(agent_type, llm)
         trace = Trace(out, colour=colour)
         trace.header(f"{agent_type} agent ({_FACTORIES[agent_type][0]}, {model_name})", asked)
+        config: RunnableConfig | None = None
+        if callbacks:
+            config = {"callbacks": list(callbacks), "run_name": f"{agent_type} agent"}
         try:
-            for chunk in executor.stream({"input": asked}):
+            for chunk in executor.stream({"input": asked}, config):
                 trace.chunk(chunk)
                 if "output" in chunk:
                     answers[agent_type] = str(chunk["output"])

@@ -6,7 +6,7 @@ The tree (builtin bases in brackets, where the meaning matches)::
     ├── OutputParserException [ValueError]   model output that a parser cannot read
     ├── ToolException                        a tool's own, expected failure: becomes an observation
     ├── ToolInputValidationError [ValueError]  arguments that do not match a tool's schema
-    │                                          (in leanchain.tools: it wraps pydantic's error)
+    │                                          (wraps pydantic's error; also in leanchain.tools)
     ├── PromptError
     │   ├── TemplateValidationError [ValueError]   a template field that is not a plain name
     │   └── MissingPromptVariablesError [KeyError] a variable not supplied at format time
@@ -35,6 +35,11 @@ Errors say what was wrong and what was expected. None of them ever contains an A
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 __all__ = [
     "AgentConfigurationError",
     "AgentError",
@@ -58,6 +63,7 @@ __all__ = [
     "StreamError",
     "TemplateValidationError",
     "ToolException",
+    "ToolInputValidationError",
     "UnencodableContentError",
     "UsageLimitExceeded",
 ]
@@ -97,6 +103,54 @@ class OutputParserException(LeanchainError, ValueError):
 
 class ToolException(LeanchainError):
     """A tool's expected failure; with ``handle_tool_error`` it becomes the observation."""
+
+
+_MAX_VALUE_REPR = 80
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_VALUE_REPR else text[: _MAX_VALUE_REPR - 3] + "..."
+
+
+def _describe(error: Any) -> str:
+    where = _location(tuple(error["loc"]))
+    text = error["msg"]
+    if error["type"] != "missing":
+        text = f"{text} (got {_shown(error['input'])})"
+    return f"{where!r}: {text}" if where else text
+
+
+class ToolInputValidationError(LeanchainError, ValueError):
+    """A tool was called with arguments that do not match its schema.
+
+    The message names the tool, each wrong argument and what was expected, e.g.
+    ``Tool 'multiply' got invalid arguments: 'b': Input should be a valid integer, unable to
+    parse string as an integer (got 'x')``. With ``handle_validation_error`` set on the tool it
+    becomes the observation instead of being raised. Import it from here or from
+    `leanchain.tools` (the same class).
+
+    Attributes:
+        tool_name: the tool that was called.
+        validation_error: pydantic's error (also the ``__cause__``).
+    """
+
+    def __init__(self, tool_name: str, validation_error: ValidationError) -> None:
+        details = "; ".join(_describe(e) for e in validation_error.errors())
+        super().__init__(f"Tool {tool_name!r} got invalid arguments: {details}")
+        self.tool_name = tool_name
+        self.validation_error = validation_error
+
+    def errors(self) -> list[Any]:
+        """Pydantic's list of errors (for handlers written against ``ValidationError``)."""
+        return list(self.validation_error.errors())
 
 
 class PromptError(LeanchainError):

@@ -22,6 +22,13 @@ chain = PromptTemplate.from_template("Say {word}") | RunnableLambda(lambda v: v.
 
 class Holder:
     inner = chain
+    NOTHING = None
+
+    class Inner:
+        class Value:
+            pass
+
+        value = Value()
 
 
 def make_chain():
@@ -36,7 +43,16 @@ def not_a_runnable():
     return 42
 
 
+def returns_nothing():
+    return None
+
+
+def returns_a_class():
+    return Holder
+
+
 NUMBER = 7
+ITEMS = [1, 2]
 """
 
 
@@ -101,14 +117,37 @@ def test_missing_attribute(module: str, capsys: pytest.CaptureFixture[str]) -> N
     )
 
 
-def test_not_a_runnable(module: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _error(capsys, "graph", f"{module}:NUMBER") == (
-        f"leanchain graph: error: '{module}:NUMBER' is a int, not a runnable "
+@pytest.mark.parametrize(
+    ("attr", "kind"),
+    [
+        ("NUMBER", "an object of type 'int'"),
+        ("ITEMS", "an object of type 'list'"),
+        ("Holder.NOTHING", "None"),
+        ("Holder.Inner.value", "an object of type 'Holder.Inner.Value'"),
+    ],
+)
+def test_not_a_runnable(
+    attr: str, kind: str, module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _error(capsys, "graph", f"{module}:{attr}") == (
+        f"leanchain graph: error: '{module}:{attr}' is {kind}, not a runnable "
         "(or a function with no arguments that returns one)"
     )
-    assert _error(capsys, "graph", f"{module}:not_a_runnable") == (
-        f"leanchain graph: error: calling '{module}:not_a_runnable'() returned a int, "
-        "not a runnable"
+
+
+@pytest.mark.parametrize(
+    ("attr", "kind"),
+    [
+        ("not_a_runnable", "an object of type 'int'"),
+        ("returns_nothing", "None"),
+        ("returns_a_class", "the class 'Holder'"),
+    ],
+)
+def test_a_function_that_returns_no_runnable(
+    attr: str, kind: str, module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _error(capsys, "graph", f"{module}:{attr}") == (
+        f"leanchain graph: error: calling '{module}:{attr}'() returned {kind}, not a runnable"
     )
 
 

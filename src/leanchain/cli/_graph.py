@@ -58,11 +58,20 @@ def load_runnable(path: str) -> Runnable[Any, Any]:
             raise CliError(f"calling {path!r}() failed: {type(exc).__name__}: {exc}") from None
         if isinstance(made, Runnable):
             return made
-        raise CliError(f"calling {path!r}() returned a {type(made).__name__}, not a runnable")
+        raise CliError(f"calling {path!r}() returned {_kind(made)}, not a runnable")
     raise CliError(
-        f"{path!r} is a {type(target).__name__}, not a runnable "
+        f"{path!r} is {_kind(target)}, not a runnable "
         "(or a function with no arguments that returns one)"
     )
+
+
+def _kind(value: Any) -> str:
+    """What `value` is, in words that read right for any type: ``an object of type 'int'``."""
+    if value is None:
+        return "None"
+    if isinstance(value, type):
+        return f"the class {value.__qualname__!r}"
+    return f"an object of type {type(value).__qualname__!r}"
 
 
 def draw(runnable: Runnable[Any, Any], fmt: str) -> str:

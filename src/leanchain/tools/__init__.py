@@ -11,7 +11,7 @@ string; subclass `BaseTool` for anything else. `convert_to_openai_tool` and
 
 from __future__ import annotations
 
-from leanchain.errors import ToolException
+from leanchain.errors import ToolException, ToolInputValidationError
 from leanchain.tools._base import ArgsSchema, BaseTool, ResponseFormat, ToolInput
 from leanchain.tools._convert import (
     ToolLike,
@@ -27,7 +27,6 @@ from leanchain.tools._retriever import RetrieverInput, create_retriever_tool
 from leanchain.tools._schema import create_schema_from_function
 from leanchain.tools._simple import Tool
 from leanchain.tools._structured import StructuredTool
-from leanchain.tools._validation import ToolInputValidationError
 
 __all__ = [
     "ArgsSchema",

@@ -1,4 +1,4 @@
-"""Validating tool arguments with pydantic, and the error that names what was wrong."""
+"""Validating tool arguments with pydantic (the error it raises lives in `leanchain.errors`)."""
 
 from __future__ import annotations
 
@@ -6,55 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from leanchain.errors import LeanchainError
+from leanchain.errors import ToolInputValidationError
 
 __all__ = ["ToolInputValidationError", "validate_args"]
-
-_MAX_VALUE_REPR = 80
-
-
-def _location(loc: tuple[int | str, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _MAX_VALUE_REPR else text[: _MAX_VALUE_REPR - 3] + "..."
-
-
-def _describe(error: Any) -> str:
-    where = _location(tuple(error["loc"]))
-    text = error["msg"]
-    if error["type"] != "missing":
-        text = f"{text} (got {_shown(error['input'])})"
-    return f"{where!r}: {text}" if where else text
-
-
-class ToolInputValidationError(LeanchainError, ValueError):
-    """A tool was called with arguments that do not match its schema.
-
-    The message names the tool, each wrong argument and what was expected, e.g.
-    ``Tool 'multiply' got invalid arguments: 'b': Input should be a valid integer, unable to
-    parse string as an integer (got 'x')``. With ``handle_validation_error`` set on the tool it
-    becomes the observation instead of being raised.
-
-    Attributes:
-        tool_name: the tool that was called.
-        validation_error: pydantic's error (also the ``__cause__``).
-    """
-
-    def __init__(self, tool_name: str, validation_error: ValidationError) -> None:
-        details = "; ".join(_describe(e) for e in validation_error.errors())
-        super().__init__(f"Tool {tool_name!r} got invalid arguments: {details}")
-        self.tool_name = tool_name
-        self.validation_error = validation_error
-
-    def errors(self) -> list[Any]:
-        """Pydantic's list of errors (for handlers written against ``ValidationError``)."""
-        return list(self.validation_error.errors())
 
 
 def validate_args(

@@ -23,6 +23,10 @@ _EXPORTS: dict[str, str] = {
     "RunnablePassthrough": "leanchain.runnables",
     "RunnableSequence": "leanchain.runnables",
     "chain": "leanchain.runnables",
+    # chat history (the core knows no messages, so it lives here)
+    "InMemoryChatMessageHistory": "leanchain.chat_history",
+    "RunnableWithMessageHistory": "leanchain.chat_history",
+    "SQLiteChatMessageHistory": "leanchain.chat_history",
     # messages
     "AIMessage": "leanchain.messages",
     "AIMessageChunk": "leanchain.messages",
@@ -88,6 +92,7 @@ __all__ = [
     "ConsoleCallbackHandler",
     "FakeListChatModel",
     "HumanMessage",
+    "InMemoryChatMessageHistory",
     "JsonOutputParser",
     "LeanchainError",
     "MessagesPlaceholder",
@@ -103,6 +108,8 @@ __all__ = [
     "RunnableParallel",
     "RunnablePassthrough",
     "RunnableSequence",
+    "RunnableWithMessageHistory",
+    "SQLiteChatMessageHistory",
     "ScriptedChatModel",
     "StrOutputParser",
     "StreamEvent",
@@ -150,6 +157,11 @@ if TYPE_CHECKING:
         create_xml_agent,
     )
     from leanchain.callbacks import BaseCallbackHandler, ConsoleCallbackHandler, StreamEvent
+    from leanchain.chat_history import (
+        InMemoryChatMessageHistory,
+        RunnableWithMessageHistory,
+        SQLiteChatMessageHistory,
+    )
     from leanchain.distributed import RayRunner
     from leanchain.errors import LeanchainError, OutputParserException, ToolException
     from leanchain.language_models import BaseChatModel, FakeListChatModel, ScriptedChatModel

@@ -42,12 +42,14 @@ enough for a loaded CI machine and still far below the 30 s a hung tool would ho
 Mode = Literal["invoke", "ainvoke", "stream", "astream"]
 
 
+SHARED_THREADS = ("leanchain_", "leanchain-tool", "leanchain-events")
+
+
 def other_threads() -> set[threading.Thread]:
-    """Live threads that are neither the shared pool's nor a documented hung-tool thread."""
+    """Live threads that are neither the shared pools' (tasks, event-stream producers) nor a
+    documented hung-tool thread."""
     return {
-        t
-        for t in threading.enumerate()
-        if t.is_alive() and not t.name.startswith(("leanchain_", "leanchain-tool"))
+        t for t in threading.enumerate() if t.is_alive() and not t.name.startswith(SHARED_THREADS)
     }
 
 
@@ -353,3 +355,314 @@ async def test_a_cancelled_run_leaves_the_executor_usable(caplog: pytest.LogCapt
         gate.set()
         assert await executor.ainvoke("q") == {"input": "q", "output": "done"}
     assert_clean(leaks)
+
+
+# -- a BaseException in every concurrent path --------------------------------------------------
+#
+# A `BaseException` that is not an `Exception` (here `Boom`), a KeyboardInterrupt (sync paths:
+# asyncio raises one out of the event loop whatever the library does), or a CancelledError
+# that user code raises itself must come out of the call unchanged, at once, with nothing of
+# the call left running: no task, no thread, no sibling still at work.
+
+
+class Boom(BaseException):
+    """A failure that ``except Exception`` does not catch."""
+
+
+AsyncError = Literal["boom", "cancelled"]
+SyncError = Literal["boom", "interrupt"]
+
+
+def raised(kind: str) -> BaseException:
+    if kind == "boom":
+        return Boom("boom from user code")
+    if kind == "interrupt":
+        return KeyboardInterrupt("interrupt from user code")
+    return asyncio.CancelledError("cancelled by user code")
+
+
+class Siblings:
+    """Async work items: ``1`` fails with `error` once ``0`` is running; the others wait for
+    ever (one at a time: return at once). `running` is what has started and not ended."""
+
+    def __init__(self, error: BaseException, one_at_a_time: bool) -> None:
+        self.error = error
+        self.running: set[int] = set()
+        self.cancelled: list[int] = []
+        self.first = asyncio.Event()
+        self.wait_s = 0 if one_at_a_time else 30
+
+    async def item(self, x: int) -> int:
+        self.running.add(x)
+        try:
+            if x == 1:
+                await self.first.wait()
+                raise self.error
+            self.first.set()
+            await asyncio.sleep(self.wait_s)
+        except asyncio.CancelledError:
+            self.cancelled.append(x)
+            raise
+        finally:
+            self.running.discard(x)
+        return x
+
+    async def stream(self, chunks: AsyncIterator[int]) -> AsyncIterator[int]:
+        self.running.add(0)
+        try:
+            async for x in chunks:
+                yield x
+            self.first.set()
+            while True:
+                yield 0
+                await asyncio.sleep(0.001)
+        except asyncio.CancelledError:
+            self.cancelled.append(0)
+            raise
+        finally:
+            self.running.discard(0)
+
+    async def failing_stream(self, chunks: AsyncIterator[int]) -> AsyncIterator[int]:
+        async for _ in chunks:
+            pass
+        await self.first.wait()
+        raise self.error
+        yield 1  # pragma: no cover - makes this an async generator
+
+
+async def _abatch(s: Siblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableLambda
+
+    return await RunnableLambda(s.item).abatch([0, 1, 2], {"max_concurrency": limit})
+
+
+async def _abatch_as_completed(s: Siblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableLambda
+
+    items = RunnableLambda(s.item).abatch_as_completed([0, 1, 2], {"max_concurrency": limit})
+    return [item async for item in items]
+
+
+async def _amap(s: Siblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableLambda
+
+    return await RunnableLambda(s.item).map().ainvoke([0, 1, 2], {"max_concurrency": limit})
+
+
+async def _aparallel(s: Siblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableLambda, RunnableParallel
+
+    both = RunnableParallel(a=RunnableLambda(s.item), b=RunnableLambda(lambda x: x + 1) | s.item)
+    return await both.ainvoke(0, {"max_concurrency": limit})
+
+
+async def _aparallel_stream(s: Siblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableGenerator, RunnableParallel
+
+    both = RunnableParallel(a=RunnableGenerator(s.stream), b=RunnableGenerator(s.failing_stream))
+    return [chunk async for chunk in both.astream(0, {"max_concurrency": limit})]
+
+
+async def _aparallel_events(s: Siblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableGenerator, RunnableParallel
+
+    both = RunnableParallel(a=RunnableGenerator(s.stream), b=RunnableGenerator(s.failing_stream))
+    return [e async for e in both.astream_events(0, {"max_concurrency": limit})]
+
+
+async def _atool_calls(s: Siblings, limit: int | None) -> Any:
+    from leanchain.agents._tools_run import arun_calls
+
+    return await arun_calls([lambda: s.item(0), lambda: s.item(1), lambda: s.item(2)], limit)
+
+
+def _item_agent(item: Callable[[int], Any], limit: int | None) -> AgentExecutor:
+    """An agent whose one step calls `item` on 0, 1 and 2 at once (`limit` at a time)."""
+    items = tool("item", description="Works on one item.")(item)
+    reply = ScriptedChatModel.tool_calls(*[("item", {"x": x}) for x in range(3)])
+    executor, _ = agent_executor(
+        [reply, "done"], [items], handle_tool_errors=True, max_tool_concurrency=limit
+    )
+    return executor
+
+
+async def _aagent(s: Siblings, limit: int | None) -> Any:
+    return await _item_agent(s.item, limit).ainvoke("q")
+
+
+ASYNC_PATHS: dict[str, Callable[[Siblings, int | None], Any]] = {
+    "abatch": _abatch,
+    "abatch_as_completed": _abatch_as_completed,
+    "map.ainvoke": _amap,
+    "RunnableParallel.ainvoke": _aparallel,
+    "RunnableParallel.astream": _aparallel_stream,
+    "RunnableParallel.astream_events": _aparallel_events,
+    "agent step tool calls": _atool_calls,
+    "AgentExecutor.ainvoke": _aagent,
+}
+
+
+@pytest.mark.parametrize("limit", [None, 1, 2])
+@pytest.mark.parametrize("kind", ["boom", "cancelled"])
+@pytest.mark.parametrize("path", list(ASYNC_PATHS))
+async def test_a_base_exception_propagates_unchanged_from_every_async_concurrent_path(
+    path: str, kind: AsyncError, limit: int | None, caplog: pytest.LogCaptureFixture
+) -> None:
+    siblings = Siblings(raised(kind), one_at_a_time=limit == 1)
+    async with watch(caplog) as leaks:
+        with pytest.raises(BaseException) as caught:
+            async with asyncio.timeout(5):
+                await ASYNC_PATHS[path](siblings, limit)
+    assert caught.value is siblings.error
+    assert_clean(leaks)
+    # Whatever was still waiting when the error came is cancelled, not left running.
+    assert siblings.running == set()
+    if limit != 1:
+        assert 0 in siblings.cancelled
+
+
+def _within(seconds: float, work: Callable[[], Any]) -> BaseException | None:
+    """What `work` raised (``None``: it returned), failing the test if it took longer."""
+    outcome: list[BaseException | None] = []
+
+    def target() -> None:
+        try:
+            work()
+        except BaseException as exc:
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+
+    thread = threading.Thread(target=target, name="test-bounded", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not outcome:
+        pytest.fail(f"still running after {seconds} s")
+    return outcome[0]
+
+
+class SyncSiblings:
+    """Sync work items: ``1`` fails with `error` once ``0`` is running; the others take a
+    moment (a stream: for ever). `running` is what has started and not ended."""
+
+    def __init__(self, error: BaseException, one_at_a_time: bool) -> None:
+        self.error = error
+        self.running: set[int] = set()
+        self.first = threading.Event()
+        if one_at_a_time:
+            self.first.set()
+        self.lock = threading.Lock()
+
+    def _enter(self, x: int) -> None:
+        with self.lock:
+            self.running.add(x)
+
+    def _leave(self, x: int) -> None:
+        with self.lock:
+            self.running.discard(x)
+
+    def item(self, x: int) -> int:
+        self._enter(x)
+        try:
+            if x == 1:
+                self.first.wait(5)
+                raise self.error
+            self.first.set()
+            time.sleep(0.05)
+        finally:
+            self._leave(x)
+        return x
+
+    def stream(self, chunks: Iterator[int]) -> Iterator[int]:
+        self._enter(0)
+        try:
+            yield from chunks
+            self.first.set()
+            while True:
+                yield 0
+                time.sleep(0.001)
+        finally:
+            self._leave(0)
+
+    def failing_stream(self, chunks: Iterator[int]) -> Iterator[int]:
+        for _ in chunks:
+            pass
+        self.first.wait(5)
+        raise self.error
+        yield 1  # pragma: no cover - makes this a generator
+
+
+def _batch(s: SyncSiblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableLambda
+
+    return RunnableLambda(s.item).batch([0, 1, 2], {"max_concurrency": limit})
+
+
+def _batch_as_completed(s: SyncSiblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableLambda
+
+    return list(RunnableLambda(s.item).batch_as_completed([0, 1, 2], {"max_concurrency": limit}))
+
+
+def _map(s: SyncSiblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableLambda
+
+    return RunnableLambda(s.item).map().invoke([0, 1, 2], {"max_concurrency": limit})
+
+
+def _parallel(s: SyncSiblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableLambda, RunnableParallel
+
+    both = RunnableParallel(a=RunnableLambda(s.item), b=RunnableLambda(lambda x: x + 1) | s.item)
+    return both.invoke(0, {"max_concurrency": limit})
+
+
+def _parallel_stream(s: SyncSiblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableGenerator, RunnableParallel
+
+    both = RunnableParallel(a=RunnableGenerator(s.stream), b=RunnableGenerator(s.failing_stream))
+    return list(both.stream(0, {"max_concurrency": limit}))
+
+
+def _parallel_events(s: SyncSiblings, limit: int | None) -> Any:
+    from leanchain.runnables import RunnableGenerator, RunnableParallel
+
+    both = RunnableParallel(a=RunnableGenerator(s.stream), b=RunnableGenerator(s.failing_stream))
+    return list(both.stream_events(0, {"max_concurrency": limit}))
+
+
+def _tool_calls(s: SyncSiblings, limit: int | None) -> Any:
+    from leanchain.agents._tools_run import run_calls
+
+    return run_calls([lambda: s.item(0), lambda: s.item(1), lambda: s.item(2)], limit)
+
+
+def _agent(s: SyncSiblings, limit: int | None) -> Any:
+    return _item_agent(s.item, limit).invoke("q")
+
+
+SYNC_PATHS: dict[str, Callable[[SyncSiblings, int | None], Any]] = {
+    "batch": _batch,
+    "batch_as_completed": _batch_as_completed,
+    "map.invoke": _map,
+    "RunnableParallel.invoke": _parallel,
+    "RunnableParallel.stream": _parallel_stream,
+    "RunnableParallel.stream_events": _parallel_events,
+    "agent step tool calls": _tool_calls,
+    "AgentExecutor.invoke": _agent,
+}
+
+
+@pytest.mark.parametrize("limit", [None, 1, 2])
+@pytest.mark.parametrize("kind", ["boom", "interrupt"])
+@pytest.mark.parametrize("path", list(SYNC_PATHS))
+def test_a_base_exception_propagates_unchanged_from_every_sync_concurrent_path(
+    path: str, kind: SyncError, limit: int | None
+) -> None:
+    siblings = SyncSiblings(raised(kind), one_at_a_time=limit == 1)
+    before = other_threads()
+    error = _within(5, lambda: SYNC_PATHS[path](siblings, limit))
+    assert error is siblings.error
+    # Nothing of the call goes on after it raised: every sibling that started has ended.
+    assert siblings.running == set()
+    assert other_threads() - before == set()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from leanchain.runnables import AddableDict, RunnableLambda, RunnableParallel
+from leanchain.runnables import AddableDict, RunnableGenerator, RunnableLambda, RunnableParallel
 
 
 def add_one(x: int) -> int:
@@ -141,6 +142,96 @@ def test_stream_error_in_a_branch_propagates() -> None:
 
     with pytest.raises(RuntimeError, match="branch failed"):
         list(RunnableParallel(a=fail, b=len).stream("ab"))
+
+
+class Endless:
+    """Stream branches that produce for ever, counting what they produced and whether their
+    generator was closed."""
+
+    def __init__(self) -> None:
+        self.produced = {"a": 0, "b": 0}
+        self.closed: list[str] = []
+        self.lock = threading.Lock()
+
+    def branch(self, key: str) -> RunnableGenerator[int, int]:
+        def produce(chunks: Iterator[int]) -> Iterator[int]:
+            for _ in chunks:
+                pass
+            try:
+                while True:
+                    with self.lock:
+                        self.produced[key] += 1
+                    yield self.produced[key]
+            finally:
+                with self.lock:
+                    self.closed.append(key)
+
+        async def aproduce(chunks: AsyncIterator[int]) -> AsyncIterator[int]:
+            async for _ in chunks:
+                pass
+            try:
+                while True:
+                    self.produced[key] += 1
+                    yield self.produced[key]
+                    await asyncio.sleep(0)
+            finally:
+                self.closed.append(key)
+
+        return RunnableGenerator(produce, aproduce)
+
+    def parallel(self) -> RunnableParallel[int]:
+        return RunnableParallel(a=self.branch("a"), b=self.branch("b"))
+
+
+def branch_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "leanchain-branch"]
+
+
+def test_closing_a_stream_stops_every_branch_thread() -> None:
+    endless = Endless()
+    stream = endless.parallel().stream(0)
+    for i, _ in enumerate(stream):
+        if i == 10:
+            break
+    stream.close()
+    assert sorted(endless.closed) == ["a", "b"]
+    assert branch_threads() == []
+    produced = dict(endless.produced)
+    time.sleep(0.02)
+    assert endless.produced == produced
+
+
+def test_a_failing_branch_stops_the_other_branches_of_a_stream() -> None:
+    endless = Endless()
+
+    def fail(chunks: Iterator[int]) -> Iterator[int]:
+        for _ in chunks:
+            pass
+        while endless.produced["a"] < 5:
+            time.sleep(0.001)
+        raise RuntimeError("branch failed")
+        yield 0  # pragma: no cover - makes this a generator
+
+    parallel = RunnableParallel(a=endless.branch("a"), b=RunnableGenerator(fail))
+    with pytest.raises(RuntimeError, match=r"^branch failed$"):
+        list(parallel.stream(0))
+    assert endless.closed == ["a"]
+    assert branch_threads() == []
+
+
+async def test_closing_an_async_stream_stops_every_branch() -> None:
+    endless = Endless()
+    stream = endless.parallel().astream(0)
+    i = 0
+    async for _ in stream:
+        i += 1
+        if i == 10:
+            break
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert sorted(endless.closed) == ["a", "b"]
+    produced = dict(endless.produced)
+    await asyncio.sleep(0.02)
+    assert endless.produced == produced
 
 
 async def test_astream_yields_addable_dicts() -> None:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from leanchain.runnables._executor import Limiter, get_executor
+from leanchain.runnables._executor import Limiter, cancelled_here, get_executor
 from leanchain.runnables._executor import _limiter as _tree_limiter
 
 __all__ = ["arun_calls", "run_calls"]
@@ -159,9 +159,14 @@ async def arun_calls(calls: Sequence[Callable[[], Awaitable[T]]], limit: int | N
             next_index += 1
             try:
                 results[i] = await calls[i]()
-            except Exception as exc:
+            except BaseException as exc:
+                # Any failure, a `BaseException` or a CancelledError the tool raised itself
+                # too, is kept and raised as it is; only this worker's own cancellation (a
+                # sibling failed, or the caller was cancelled) is not a result.
+                if cancelled_here(exc):
+                    raise
                 errors.append((i, exc))
-                raise
+                raise _CallFailed from None
 
     async def helper(release: Callable[[], None] | None) -> None:
         try:
@@ -181,6 +186,14 @@ async def arun_calls(calls: Sequence[Callable[[], Awaitable[T]]], limit: int | N
     if errors:
         raise min(errors, key=lambda e: e[0])[1]
     return results
+
+
+class _CallFailed(Exception):
+    """A worker's call failed (the failure itself is in the step's errors): ends the wait.
+
+    An `Exception`, whatever the failure was: a worker that re-raised a KeyboardInterrupt
+    would have asyncio raise it out of the event loop instead of from the step.
+    """
 
 
 def _permits(limiter: Limiter | None, wanted: int) -> list[Callable[[], None] | None]:

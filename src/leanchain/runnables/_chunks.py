@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-__all__ = ["add", "afold", "fold"]
+__all__ = ["aclose", "add", "afold", "fold"]
 
 
 def add(left: Any, right: Any) -> Any:
@@ -48,3 +48,14 @@ async def afold(chunks: AsyncIterator[Any]) -> tuple[bool, Any]:
         except TypeError:
             total = chunk
     return got, total
+
+
+async def aclose(chunks: AsyncIterator[Any]) -> None:
+    """Close `chunks` now when it can be closed (an async generator left early).
+
+    Its ``finally`` blocks, and the tasks they cancel, then end before the caller goes on,
+    instead of whenever the event loop finalises the abandoned generator.
+    """
+    close = getattr(chunks, "aclose", None)
+    if close is not None:
+        await close()

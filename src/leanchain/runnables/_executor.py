@@ -20,7 +20,7 @@ import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
 from contextlib import aclosing
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +29,7 @@ __all__ = [
     "Limiter",
     "arun_all",
     "arun_as_completed",
+    "cancelled_here",
     "get_executor",
     "run_all",
     "run_as_completed",
@@ -283,16 +284,27 @@ async def _gather_as_completed(
     """Every task at once; results in completion order (a queue, so linear in the tasks)."""
     import asyncio
 
-    async def indexed(i: int) -> tuple[int, T]:
-        return i, await tasks[i]()
+    async def indexed(i: int) -> tuple[int, T, BaseException | None]:
+        try:
+            return i, await tasks[i](), None
+        except BaseException as exc:
+            # Any failure, a `BaseException` too, comes back as data and is raised by the
+            # consumer: asyncio would re-raise a KeyboardInterrupt out of the event loop
+            # instead, and treat a CancelledError the code raised as this task's own.
+            if cancelled_here(exc):
+                raise
+            return i, cast(T, None), exc
 
-    finished: asyncio.Queue[asyncio.Task[tuple[int, T]]] = asyncio.Queue()
+    finished: asyncio.Queue[asyncio.Task[tuple[int, T, BaseException | None]]] = asyncio.Queue()
     running = [asyncio.ensure_future(indexed(i)) for i in range(len(tasks))]
     for task in running:
         task.add_done_callback(finished.put_nowait)
     try:
         for _ in range(len(running)):
-            yield (await finished.get()).result()
+            i, result, error = (await finished.get()).result()
+            if error is not None:
+                raise error
+            yield i, result
     finally:
         pending = [task for task in running if not task.done()]
         for task in pending:
@@ -329,9 +341,15 @@ async def _abounded(
                 i = next_index
                 next_index += 1
                 try:
-                    await queue.put((i, await tasks[i](), None))
-                except Exception as exc:
-                    await queue.put((i, None, exc))
+                    result = await tasks[i]()
+                except BaseException as exc:
+                    # Every failure reaches the consumer, which raises it: a worker that died
+                    # of a `BaseException` would leave it waiting on the queue for ever.
+                    if cancelled_here(exc):
+                        raise
+                    queue.put_nowait((i, None, exc))
+                    return
+                queue.put_nowait((i, result, None))
         finally:
             if holds_permit:
                 limiter.release()
@@ -355,6 +373,17 @@ async def _abounded(
         for w in workers:
             w.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+
+
+def cancelled_here(error: BaseException) -> bool:
+    """Whether `error` is the cancellation of the running task, rather than a `CancelledError`
+    that the code it awaited raised of its own accord (which is a failure like any other)."""
+    import asyncio
+
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def run_in_executor(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:

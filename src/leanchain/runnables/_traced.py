@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from leanchain.callbacks.manager import RunManager, RunType, abegin_run, begin_run
-from leanchain.runnables._chunks import add
+from leanchain.runnables._chunks import aclose, add
 from leanchain.runnables._inputs import AsyncInputSum, InputSum
 from leanchain.runnables.config import RunnableConfig, _current, ensure_config
 
@@ -127,26 +127,40 @@ async def atransform_with_config(
 ) -> AsyncIterator[Out]:
     """Async twin of `transform_with_config`."""
     config = ensure_config(config)
+    # Each inner stream is closed as soon as this one is left: a consumer that stops early
+    # stops the work under it now (`aclose`).
     if not config.get("callbacks"):
-        async for chunk in func(input, config, None):
-            yield chunk
+        chunks = func(input, config, None)
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await aclose(chunks)
         return
     inputs = AsyncInputSum(input)
     await inputs.pull_first()
     run = await abegin_run(config, run_type, self.get_name(), "")
     if run is None:
-        async for chunk in func(inputs, config, None):
-            yield chunk
+        chunks = func(inputs, config, None)
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await aclose(chunks)
         return
     got, total = False, None
+    chunks = func(inputs, run.child_config(config), run)
     try:
-        async for chunk in func(inputs, run.child_config(config), run):
+        async for chunk in chunks:
             await run.aemit("on_chain_stream", chunk)
             yield chunk
             total = chunk if not got else add(total, chunk)
             got = True
     except BaseException as exc:
-        await run.aon_error(exc)
+        try:
+            await aclose(chunks)
+        finally:
+            await run.aon_error(exc)
         raise
     await run.aon_end(total, inputs=inputs.total)
 

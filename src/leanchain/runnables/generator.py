@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar, overload
 
 from leanchain.callbacks.manager import RunManager
-from leanchain.runnables._chunks import afold, fold
+from leanchain.runnables._chunks import aclose, afold, fold
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Input, Output, Runnable
 from leanchain.runnables.config import RunnableConfig, _current
@@ -141,8 +141,12 @@ class RunnableGenerator(Runnable[Input, Output]):
         async def single() -> AsyncIterator[Input]:
             yield input
 
-        async for chunk in self.atransform(single(), config):
-            yield chunk
+        chunks = self.atransform(single(), config)
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await aclose(chunks)
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any

@@ -14,6 +14,7 @@ from typing_extensions import TypeVar
 
 from leanchain.callbacks._defaults import DEFAULT_HANDLERS
 from leanchain.callbacks.manager import RunManager, begin_run, silent_run
+from leanchain.runnables._chunks import aclose
 from leanchain.runnables._coerce import _TakesConfig, _TakesRunManager
 from leanchain.runnables._func_calls import acall_func, astream_func, call_func, stream_func
 from leanchain.runnables._plain_runs import invoke_plain, recurse, stream_plain
@@ -367,8 +368,12 @@ class RunnableLambda(Runnable[Input, Output]):
         async def single() -> AsyncIterator[Input]:
             yield input
 
-        async for chunk in self.atransform(single(), config, **kwargs):
-            yield chunk
+        chunks = self.atransform(single(), config, **kwargs)
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await aclose(chunks)
 
     @property
     def InputType(self) -> Any:

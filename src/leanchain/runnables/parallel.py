@@ -10,8 +10,9 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager
+from leanchain.runnables._chunks import aclose
 from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
-from leanchain.runnables._executor import arun_all, run_all
+from leanchain.runnables._executor import arun_all, cancelled_here, run_all
 from leanchain.runnables.base import Input, Runnable, coerce_to_runnable
 from leanchain.runnables.config import RunnableConfig, strip_run_keys
 from leanchain.runnables.utils import AddableDict
@@ -104,10 +105,19 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
                 yield AddableDict({keys[0]: chunk})
             return
         results: queue.SimpleQueue[tuple[str, Any, BaseException | None]] = queue.SimpleQueue()
+        stop = threading.Event()
 
         def pump(key: str, it: Iterator[Any], cfg: RunnableConfig) -> None:
+            chunks = self.steps__[key].transform(it, cfg)
             try:
-                for chunk in self.steps__[key].transform(it, cfg):
+                for chunk in chunks:
+                    if stop.is_set():
+                        # The consumer left, or another branch failed: the branch's generators
+                        # end now (so its runs report their end), not when collected.
+                        close = getattr(chunks, "close", None)
+                        if close is not None:
+                            close()
+                        break
                     results.put((key, chunk, None))
             except BaseException as exc:
                 results.put((key, None, exc))
@@ -116,18 +126,30 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
 
         # Streaming branches get threads of their own: the consumer must stay free to yield,
         # and a pool thread waiting on its own queued work could starve.
+        threads = []
         for key, it, cfg in zip(keys, inputs, configs, strict=True):
             ctx = contextvars.copy_context()
-            threading.Thread(target=ctx.run, args=(pump, key, it, cfg), daemon=True).start()
-        remaining = len(keys)
-        while remaining:
-            key, chunk, error = results.get()
-            if error is not None:
-                raise error
-            if chunk is _DONE:
-                remaining -= 1
-            else:
-                yield AddableDict({key: chunk})
+            thread = threading.Thread(
+                target=ctx.run, args=(pump, key, it, cfg), name="leanchain-branch", daemon=True
+            )
+            thread.start()
+            threads.append(thread)
+        try:
+            remaining = len(keys)
+            while remaining:
+                key, chunk, error = results.get()
+                if error is not None:
+                    raise error
+                if chunk is _DONE:
+                    remaining -= 1
+                else:
+                    yield AddableDict({key: chunk})
+        finally:
+            # As the async form cancels its tasks: when the stream is closed early or a branch
+            # failed, every branch stops at its next chunk, and none outlives the stream.
+            stop.set()
+            for thread in threads:
+                thread.join()
 
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
@@ -154,11 +176,14 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         async def pump(key: str, it: AsyncIterator[Any], cfg: RunnableConfig) -> None:
             try:
                 async for chunk in self.steps__[key].atransform(it, cfg):
-                    await results.put((key, chunk, None))
-            except Exception as exc:
-                await results.put((key, None, exc))
+                    results.put_nowait((key, chunk, None))
+            except BaseException as exc:
+                # A `BaseException` too: the consumer waits for this branch's last word.
+                if cancelled_here(exc):
+                    raise
+                results.put_nowait((key, None, exc))
                 return
-            await results.put((key, _DONE, None))
+            results.put_nowait((key, _DONE, None))
 
         tasks = [
             asyncio.ensure_future(pump(k, it, c))
@@ -193,8 +218,12 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         async def single() -> AsyncIterator[Input]:
             yield input
 
-        async for chunk in self.atransform(single(), config):
-            yield chunk
+        chunks = self.atransform(single(), config)
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await aclose(chunks)
 
     def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         """An object whose fields are the branches' output types."""

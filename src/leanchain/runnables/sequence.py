@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager, abegin_run, begin_run
+from leanchain.runnables._chunks import aclose
 from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
 from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from leanchain.runnables.config import (
@@ -187,8 +188,12 @@ class RunnableSequence(Runnable[Input, Output]):
         async def single() -> AsyncIterator[Input]:
             yield input
 
-        async for chunk in self.atransform(single(), config, **kwargs):
-            yield chunk
+        chunks = self.atransform(single(), config, **kwargs)
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await aclose(chunks)
 
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:

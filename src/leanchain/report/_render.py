@@ -313,7 +313,8 @@ def _facts(report: Report, totals: _Totals) -> str:
             facts.append(f"{totals.models - totals.priced} model calls without a price")
     elif totals.models:
         facts.append("no price table" if not report.prices else "no priced model")
-    error = f'<span class="errors">{number(totals.errors)} errors</span>' if totals.errors else ""
+    noun = "error" if totals.errors == 1 else "errors"
+    error = f'<span class="errors">{number(totals.errors)} {noun}</span>' if totals.errors else ""
     return f'<p class="facts">{esc(" · ".join(facts))}{" · " if error else ""}{error}</p>'
 
 

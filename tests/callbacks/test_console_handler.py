@@ -1,4 +1,5 @@
-"""`ConsoleCallbackHandler`: the exact trace of a run tree, colours and where it goes."""
+"""`ConsoleCallbackHandler`: the exact trace of a run tree, colours and where it goes (agent
+runs: test_console_agents.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,11 @@ from typing import Any
 
 import pytest
 
-from leanchain.agents import AgentExecutor, create_tool_calling_agent
 from leanchain.callbacks import ConsoleCallbackHandler
 from leanchain.language_models import FakeListChatModel, ScriptedChatModel
 from leanchain.output_parsers import StrOutputParser
-from leanchain.prompts import ChatPromptTemplate, MessagesPlaceholder
+from leanchain.prompts import ChatPromptTemplate
 from leanchain.runnables import Runnable, RunnableLambda
-from leanchain.tools import tool
 
 TIMING = re.compile(r"\[\d+\.\d ms\]|\[\d+\.\d\d s\]")
 
@@ -113,29 +112,3 @@ def test_the_default_stream_is_standard_output(capsys: pytest.CaptureFixture[str
     assert TIMING.sub("[T]", capsys.readouterr().out) == (
         "> chain:same  input: 1\n< chain:same  [T]  output: 1\n"
     )
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two numbers."""
-    return a + b
-
-
-def test_an_agent_run_shows_decisions_and_tools_inside_the_agent() -> None:
-    model = ScriptedChatModel([ScriptedChatModel.tool_call("add", {"a": 1, "b": 2}), "three"])
-    prompt = ChatPromptTemplate.from_messages(
-        [("human", "{input}"), MessagesPlaceholder("agent_scratchpad")]
-    )
-    executor = AgentExecutor(agent=create_tool_calling_agent(model, [add], prompt), tools=[add])
-    lines = trace(executor, {"input": "1+2"}, color=False).splitlines()
-    top = [line for line in lines if not line.startswith("    ")]
-    assert top[0] == "> agent:AgentExecutor  input: {'input': '1+2'}"
-    assert top[-1] == "< agent:AgentExecutor  [T]  output: {'input': '1+2', 'output': 'three'}"
-    assert "  -> action: add {'a': 1, 'b': 2}" in top
-    assert top.index("  -> action: add {'a': 1, 'b': 2}") + 1 == top.index(
-        "  > tool:add  input: {'a': 1, 'b': 2}"
-    )
-    assert "  < tool:add  [T]  output: 3" in top
-    assert top[-2] == "  -> finish: {'output': 'three'}"
-    assert "    > chat_model:ScriptedChatModel  input: [human: '1+2']" in lines
-    assert "    < chat_model:ScriptedChatModel  [T]  output: ai: 'three'" in lines

@@ -3,9 +3,16 @@
 Each run prints a start line (``>``) and an end line (``<``, or ``x`` for an error) indented
 by its depth in the run tree, with its kind (chain, prompt, chat_model, parser, tool) and
 name, the input and output shortened to one line, the time it took and, for chat models,
-the tokens used. Agent decisions print as ``->`` lines inside the agent's run. Colours are
-ANSI escapes, on by default only for a terminal and never when ``NO_COLOR`` is set
-(https://no-color.org); ``color=True``/``False`` decides outright.
+the tokens used. Colours are ANSI escapes, on by default only for a terminal and never when
+``NO_COLOR`` is set (https://no-color.org); ``color=True``/``False`` decides outright.
+
+Inside an agent run (``agent:``) the trace shows what a person follows: the agent's thoughts
+(``thought:``, the text the model wrote before its tool call or answer), its decisions
+(``-> action:``, ``-> finish:``), each tool run (its input and its output, the observation)
+and a nested agent the same way. The runs each planning step is made of (scratchpad, prompt,
+model, parser) and the runs inside a tool are left out, except a planning step's error; the
+tokens of the models left out are added up on the agent's end line. ``nested=True`` prints
+every run.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 from uuid import UUID
 
+from leanchain.callbacks._console_text import duration, plain, thought, tokens, usage
 from leanchain.callbacks.base import BaseCallbackHandler
 
 __all__ = ["ConsoleCallbackHandler"]
@@ -34,6 +42,8 @@ _KIND_COLOURS = {
     "parser": "\x1b[33m",
     "tool": "\x1b[36m",
 }
+_SHOWN_IN_AGENTS = frozenset({"agent", "tool"})
+"""The run kinds printed inside an agent run unless ``nested=True``."""
 
 
 def _colour_default(stream: TextIO | None) -> bool:
@@ -46,69 +56,64 @@ def _colour_default(stream: TextIO | None) -> bool:
         return False
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 1.0:
-        return f"{seconds * 1000:.1f} ms"
-    return f"{seconds:.2f} s"
-
-
-def _message_text(message: Any) -> str:
-    """``role: 'text'``, followed by the tool calls the message makes."""
-    kind = str(getattr(message, "type", type(message).__name__))
-    if kind.endswith("MessageChunk"):
-        kind = kind[: -len("MessageChunk")].lower()
-    text = getattr(message, "text", None)
-    if not isinstance(text, str):
-        text = str(message.content)
-    calls = [f"{c.get('name')}({c.get('args')!r})" for c in getattr(message, "tool_calls", ())]
-    said = [repr(text)] if text or not calls else []
-    return f"{kind}: {' '.join(said + calls)}"
-
-
-def _plain(value: Any) -> str:
-    """One line saying what `value` is; messages and prompts as ``role: text``."""
-    if isinstance(value, str):
-        return repr(value)
-    if hasattr(value, "to_messages"):
-        value = value.to_messages()
-    if hasattr(value, "content") and hasattr(value, "type"):
-        return _message_text(value)
-    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
-        value = [m for batch in value for m in batch]
-    if isinstance(value, list) and value and all(hasattr(v, "content") for v in value):
-        return "[" + " | ".join(_message_text(m) for m in value) + "]"
-    return repr(value)
-
-
-def _usage(response: Any) -> str | None:
-    """``"<in> in / <out> out"`` from a chat model's `LLMResult`, when the model said."""
-    generations = getattr(response, "generations", None)
-    if not generations or not generations[0]:
-        return None
-    usage = getattr(generations[0][0].message, "usage_metadata", None)
-    if not usage:
-        return None
-    return f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out"
-
-
 class _Run:
-    __slots__ = ("depth", "kind", "name", "started")
+    """What the handler keeps about a run between its start and its end."""
 
-    def __init__(self, depth: int, kind: str, name: str, started: float) -> None:
-        self.depth = depth
+    __slots__ = (
+        "anchor",
+        "depth",
+        "kind",
+        "name",
+        "quiet",
+        "started",
+        "thought",
+        "tokens",
+        "top",
+    )
+
+    def __init__(
+        self,
+        depth: int,
+        kind: str,
+        name: str,
+        *,
+        quiet: bool = False,
+        anchor: _Run | None = None,
+        top: bool = False,
+    ) -> None:
+        self.depth = depth  # where its lines print (a hidden run: where they would)
         self.kind = kind
         self.name = name
-        self.started = started
+        self.started = time.perf_counter()
+        self.quiet = quiet  # inside an agent: below it only agent and tool runs print
+        self.anchor = anchor  # a hidden run's nearest printed ancestor; None when printed
+        self.top = top  # hidden, under a printed run
+        self.tokens: tuple[int, int] | None = None  # of the hidden model runs below it
+        self.thought: Any = None  # the message last printed as a thought (parallel calls)
+
+    @property
+    def visible(self) -> bool:
+        return self.anchor is None
+
+    @property
+    def child_depth(self) -> int:
+        return self.depth + 1 if self.anchor is None else self.depth
 
 
 class ConsoleCallbackHandler(BaseCallbackHandler):
-    """Prints every run as an indented, coloured tree to a stream (standard output by default).
+    """Prints runs as an indented, coloured tree to a stream (standard output by default).
+
+    Inside an agent run it prints the agent's thoughts, decisions, tool runs and answer, and
+    leaves out the runs each step is made of (see the module docstring).
 
     Args:
         stream: where to write; ``None`` means `sys.stdout` at the time of each line.
         color: ``True``/``False`` to force colours on or off; ``None`` colours a terminal
             unless the ``NO_COLOR`` environment variable is set.
-        max_length: the longest an input or output may print before it is cut with ``...``.
+        max_length: the longest an input, output or thought may print before it is cut with
+            ``...``.
+        nested: also print the runs inside an agent's steps and tools (scratchpad, prompt,
+            model, parser, a tool's own chain), each with its own line and tokens.
     """
 
     def __init__(
@@ -117,10 +122,12 @@ class ConsoleCallbackHandler(BaseCallbackHandler):
         color: bool | None = None,
         *,
         max_length: int = 120,
+        nested: bool = False,
     ) -> None:
         self.stream = stream
         self.color = _colour_default(stream) if color is None else color
         self.max_length = max_length
+        self.nested = nested
         self._runs: dict[UUID, _Run] = {}
         self._lock = threading.Lock()
 
@@ -129,10 +136,13 @@ class ConsoleCallbackHandler(BaseCallbackHandler):
     def _paint(self, text: str, colour: str) -> str:
         return f"{colour}{text}{_RESET}" if self.color and colour else text
 
-    def _short(self, value: Any) -> str:
-        text = _plain(value).replace("\n", "\\n")
+    def _cut(self, text: str) -> str:
+        text = text.replace("\n", "\\n")
         limit = self.max_length
         return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
+
+    def _short(self, value: Any) -> str:
+        return self._cut(plain(value))
 
     def _write(self, depth: int, text: str) -> None:
         out = self.stream if self.stream is not None else sys.stdout
@@ -142,6 +152,9 @@ class ConsoleCallbackHandler(BaseCallbackHandler):
 
     def _label(self, run: _Run) -> str:
         return self._paint(f"{run.kind}:{run.name}", _KIND_COLOURS.get(run.kind, _BOLD))
+
+    def _took(self, run: _Run) -> str:
+        return self._paint(f"[{duration(time.perf_counter() - run.started)}]", _DIM)
 
     def _start(
         self,
@@ -153,21 +166,36 @@ class ConsoleCallbackHandler(BaseCallbackHandler):
         known: bool = True,
     ) -> None:
         parent = self._runs.get(parent_run_id) if parent_run_id is not None else None
-        run = _Run(0 if parent is None else parent.depth + 1, kind, name, time.perf_counter())
+        quiet = kind == "agent" and not self.nested
+        if parent is None:
+            run = _Run(0, kind, name, quiet=quiet)
+        elif parent.visible and (not parent.quiet or kind in _SHOWN_IN_AGENTS):
+            run = _Run(parent.child_depth, kind, name, quiet=quiet or parent.quiet)
+        else:
+            anchor = parent.anchor or parent
+            run = _Run(parent.child_depth, kind, name, anchor=anchor, top=parent.visible)
         self._runs[run_id] = run
-        text = f"> {self._label(run)}"
-        if known:
-            text += f"  input: {self._short(inputs)}"
-        self._write(run.depth, text)
+        if run.visible:
+            text = f"> {self._label(run)}"
+            if known:
+                text += f"  input: {self._short(inputs)}"
+            self._write(run.depth, text)
 
-    def _end(self, run_id: UUID, output: Any, extra: str | None = None) -> None:
+    def _end(self, run_id: UUID, output: Any, used: tuple[int, int] | None = None) -> None:
         run = self._runs.pop(run_id, None)
         if run is None:
             return
-        took = self._paint(f"[{_duration(time.perf_counter() - run.started)}]", _DIM)
-        parts = [f"< {self._label(run)}", took]
-        if extra:
-            parts.append(extra)
+        if run.anchor is not None:
+            if used is not None:
+                with self._lock:
+                    had = run.anchor.tokens or (0, 0)
+                    run.anchor.tokens = (had[0] + used[0], had[1] + used[1])
+            return
+        parts = [f"< {self._label(run)}", self._took(run)]
+        if used is None:
+            used = run.tokens
+        if used is not None:
+            parts.append(f"tokens: {usage(used)}")
         parts.append(f"output: {self._short(output)}")
         self._write(run.depth, "  ".join(parts))
 
@@ -175,14 +203,31 @@ class ConsoleCallbackHandler(BaseCallbackHandler):
         run = self._runs.pop(run_id, None)
         if run is None:
             return
-        took = self._paint(f"[{_duration(time.perf_counter() - run.started)}]", _DIM)
+        # Of a hidden part of the tree only its top run's error prints: a planning step
+        # that failed (a reply that did not parse) shows, the model run inside it does not.
+        if run.anchor is not None and not run.top:
+            return
         failure = self._paint(f"error: {type(error).__name__}: {error}", _RED)
-        self._write(run.depth, f"x {self._label(run)}  {took}  {failure}")
+        self._write(run.depth, f"x {self._label(run)}  {self._took(run)}  {failure}")
 
     def _note(self, run_id: UUID, text: str, colour: str) -> None:
         run = self._runs.get(run_id)
-        depth = 0 if run is None else run.depth + 1
+        depth = 0 if run is None else run.child_depth
         self._write(depth, self._paint(text, colour))
+
+    def _thought(self, run_id: UUID, decision: Any) -> None:
+        """Print what the model wrote before `decision`, once per reply."""
+        text = thought(decision)
+        if not text:
+            return
+        run = self._runs.get(run_id)
+        messages = getattr(decision, "message_log", None)
+        if run is not None and messages:
+            with self._lock:
+                if run.thought is messages[-1]:
+                    return  # another call of the same reply
+                run.thought = messages[-1]
+        self._note(run_id, f"thought: {self._cut(text)}", _DIM)
 
     # -- the handler protocol ---------------------------------------------------------------
 
@@ -242,8 +287,7 @@ class ConsoleCallbackHandler(BaseCallbackHandler):
         """Print the reply and the tokens used."""
         generations = getattr(response, "generations", None)
         reply = generations[0][0].message if generations and generations[0] else response
-        usage = _usage(response)
-        self._end(run_id, reply, None if usage is None else f"tokens: {usage}")
+        self._end(run_id, reply, tokens(response))
 
     def on_llm_error(
         self,
@@ -294,17 +338,23 @@ class ConsoleCallbackHandler(BaseCallbackHandler):
     def on_agent_action(
         self, action: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        """Print the tool call an agent decided on."""
+        """Print the agent's thought, then the tool call it decided on."""
         tool = getattr(action, "tool", "?")
+        if tool != "_Exception":  # a parse error's log is the error, not a thought
+            self._thought(run_id, action)
         tool_input = self._short(getattr(action, "tool_input", None))
         self._note(run_id, f"-> action: {tool} {tool_input}", _GREEN)
 
     def on_agent_finish(
         self, finish: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        """Print an agent's final answer."""
-        answer = self._short(getattr(finish, "return_values", finish))
-        self._note(run_id, f"-> finish: {answer}", _GREEN)
+        """Print the agent's last thought, then its final answer."""
+        values = getattr(finish, "return_values", finish)
+        said = thought(finish)
+        # A tool-calling agent's answer is its whole reply: no thought apart from it.
+        if said and not (isinstance(values, dict) and said in map(str, values.values())):
+            self._note(run_id, f"thought: {self._cut(said)}", _DIM)
+        self._note(run_id, f"-> finish: {self._short(values)}", _GREEN)
 
     def on_retry(
         self,

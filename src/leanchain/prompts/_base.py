@@ -66,6 +66,14 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
         """
         return self._format_prompt(self._check_missing(kwargs))
 
+    async def aformat(self, **kwargs: Any) -> str:
+        """Async `format` (formatting never blocks, so it runs inline)."""
+        return self.format(**kwargs)
+
+    async def aformat_prompt(self, **kwargs: Any) -> PromptValue:
+        """Async `format_prompt`."""
+        return self.format_prompt(**kwargs)
+
     @abstractmethod
     def partial(self, **kwargs: Any) -> BasePromptTemplate:
         """A copy with these variables pre-filled (values or zero-argument callables)."""

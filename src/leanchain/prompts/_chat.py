@@ -208,6 +208,10 @@ class ChatPromptTemplate(BasePromptTemplate):
         self._format_into(self._check_missing(kwargs), out)
         return out
 
+    async def aformat_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """Async `format_messages` (formatting never blocks, so it runs inline)."""
+        return self.format_messages(**kwargs)
+
     def _format_prompt(self, values: Mapping[str, Any]) -> ChatPromptValue:
         out: list[BaseMessage] = []
         self._format_into(values, out)
@@ -253,6 +257,23 @@ class ChatPromptTemplate(BasePromptTemplate):
             [*self.messages, *tail],
             template_format=self.template_format,
             partial_variables=partials,
+        )
+
+    def append(self, message: MessageLikeRepresentation) -> None:
+        """Add `message` at the end, in place (LangChain's); the variables are recomputed.
+
+        A prompt is otherwise immutable: build it completely before sharing it between
+        threads, or use ``+``, which returns a new prompt.
+        """
+        self.extend([message])
+
+    def extend(self, messages: Sequence[MessageLikeRepresentation]) -> None:
+        """Add `messages` at the end, in place (see `append`)."""
+        ChatPromptTemplate.__init__(
+            self,
+            [*self.messages, *(_convert(m, self.template_format) for m in messages)],
+            template_format=self.template_format,
+            partial_variables=self._explicit_partials,
         )
 
     def __len__(self) -> int:

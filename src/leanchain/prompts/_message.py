@@ -7,9 +7,11 @@ pass without intermediate lists.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, Self, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from leanchain.messages import (
     AIMessage,
@@ -22,6 +24,9 @@ from leanchain.messages import (
 from leanchain.prompts._blocks import BlocksTemplate
 from leanchain.prompts._string import PromptTemplate
 from leanchain.prompts._template import missing_variables_error, validate_variable_name
+
+if TYPE_CHECKING:
+    from leanchain.prompts._chat import ChatPromptTemplate
 
 __all__ = [
     "AIMessagePromptTemplate",
@@ -86,6 +91,18 @@ class BaseMessagePromptTemplate(ABC):
         out: list[BaseMessage] = []
         self._format_into(kwargs, out)
         return out
+
+    async def aformat_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """Async `format_messages` (formatting never blocks, so it runs inline)."""
+        return self.format_messages(**kwargs)
+
+    def __add__(self, other: Any) -> ChatPromptTemplate:
+        """A chat prompt of this template followed by `other` (anything ``+`` on a chat prompt
+        takes)."""
+        from leanchain.prompts._chat import ChatPromptTemplate
+
+        combined: ChatPromptTemplate = ChatPromptTemplate([self]) + other
+        return combined
 
 
 class MessagesPlaceholder(BaseMessagePromptTemplate):
@@ -193,6 +210,22 @@ class BaseStringMessagePromptTemplate(BaseMessagePromptTemplate):
         else:
             prompt = BlocksTemplate(template, template_format=template_format)
         return cls(prompt, **kwargs)
+
+    @classmethod
+    def from_template_file(
+        cls,
+        template_file: str | os.PathLike[str],
+        input_variables: Sequence[str] | None = None,
+        *,
+        encoding: str | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        """A message template from a text file (the same template rules as `from_template`).
+
+        `input_variables` is accepted for LangChain compatibility; the template decides.
+        """
+        text = Path(template_file).read_text(encoding=encoding)
+        return cls.from_template(text, **kwargs)
 
     @property
     def input_variables(self) -> list[str]:

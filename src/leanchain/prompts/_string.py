@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from leanchain.errors import TemplateValidationError
@@ -98,6 +100,16 @@ class PromptTemplate(BasePromptTemplate):
             partial_variables=partial_variables,
             **kwargs,
         )
+
+    @classmethod
+    def from_file(
+        cls,
+        template_file: str | os.PathLike[str],
+        encoding: str | None = None,
+        **kwargs: Any,
+    ) -> PromptTemplate:
+        """A prompt from a text file's contents, with the same rules as `from_template`."""
+        return cls.from_template(Path(template_file).read_text(encoding=encoding), **kwargs)
 
     def _text(self, values: Mapping[str, Any]) -> str:
         # Looked up (and so validated) by text on every call, not cached on the object.

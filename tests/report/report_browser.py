@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+import pytest
+
 CHROMIUM_NAMES: Final = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 INSTALL_HINT: Final = (
     "the report page tests need Chromium and found none (looked for "
@@ -51,6 +53,14 @@ TIMEOUT: Final = 30.0
 
 class BrowserError(RuntimeError):
     """The browser answered with an error, went away, or did not answer in time."""
+
+
+def require_chromium() -> str:
+    """The Chromium to use; fails the test, saying how to install one, when there is none."""
+    found = find_chromium()
+    if found is None:
+        pytest.fail(INSTALL_HINT, pytrace=False)
+    return found
 
 
 def find_chromium() -> str | None:

@@ -273,7 +273,7 @@ class AgentLoopError(AgentError):
         steps: the run's ``(action, observation)`` pairs so far (the work is not lost).
     """
 
-    def __init__(self, message: str, *, kind: str, steps: list[tuple[object, object]]) -> None:
+    def __init__(self, message: str, *, kind: str, steps: list[tuple[Any, Any]]) -> None:
         super().__init__(message)
         self.kind = kind
         self.steps = steps
@@ -295,7 +295,7 @@ class UsageLimitExceeded(AgentError):
         *,
         limit: str,
         usage: dict[str, object],
-        steps: list[tuple[object, object]],
+        steps: list[tuple[Any, Any]],
     ) -> None:
         super().__init__(message)
         self.limit = limit

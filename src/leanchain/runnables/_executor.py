@@ -147,6 +147,7 @@ def _run_with_helpers(
 ) -> Iterator[tuple[int, T]]:
     """Run the tasks in this thread, with pool helpers joining in; `context` wraps them all."""
     n = len(tasks)
+    base = context if context is not None else contextvars.copy_context()
     lock = threading.Lock()
     done = threading.Condition(lock)
     next_index = 0
@@ -162,9 +163,13 @@ def _run_with_helpers(
             next_index += 1
             return i
 
-    def run_one(i: int, in_context: bool = False) -> None:
+    def run_one(i: int) -> None:
         try:
-            result: Any = context.run(tasks[i]) if in_context and context else tasks[i]()
+            # Every item runs in its own copy of `base`, never in a context another item ran
+            # in: a helper copies `base` while the caller's item runs, and items that share a
+            # thread run one after another; neither may see an item's variables (a run's
+            # model interceptors or config would leak into the other items).
+            result: Any = base.copy().run(tasks[i])
             error: BaseException | None = None
         except BaseException as exc:
             result, error = None, exc
@@ -187,8 +192,7 @@ def _run_with_helpers(
                 return
             unspawned -= 1
             starting += 1
-        ctx = context.copy() if context is not None else contextvars.copy_context()
-        pool.submit(ctx.run, helper, limiter is not None)
+        pool.submit(base.copy().run, helper, limiter is not None)
 
     def helper(holds_permit: bool) -> None:
         nonlocal starting
@@ -212,7 +216,7 @@ def _run_with_helpers(
                 spawn_one()
             i = take()
             if i is not None:
-                run_one(i, in_context=True)
+                run_one(i)
             with done:
                 while i is None and len(finished) == emitted and emitted < next_index:
                     done.wait()

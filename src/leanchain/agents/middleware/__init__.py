@@ -16,13 +16,17 @@ from leanchain.agents.middleware._base import (
     StopRun,
     ToolCallRequest,
 )
+from leanchain.agents.middleware._loop_guard import LoopGuard
+from leanchain.agents.middleware._usage import UsageLimits
 
 __all__ = [
     "AgentMiddleware",
     "AgentRun",
     "Interrupt",
+    "LoopGuard",
     "ModelRequest",
     "Plan",
     "StopRun",
     "ToolCallRequest",
+    "UsageLimits",
 ]

@@ -16,8 +16,11 @@ _EXPORTS: dict[str, str] = {
     "AgentActionMessageLog": "leanchain.agents.schema",
     "AgentExecutor": "leanchain.agents.executor",
     "AgentFinish": "leanchain.agents.schema",
+    "AgentMiddleware": "leanchain.agents.middleware",
     "AgentStep": "leanchain.agents.schema",
+    "LoopGuard": "leanchain.agents.middleware",
     "ToolAgentAction": "leanchain.agents.schema",
+    "UsageLimits": "leanchain.agents.middleware",
     "create_json_chat_agent": "leanchain.agents._json_chat",
     "create_openai_tools_agent": "leanchain.agents.factories",
     "create_react_agent": "leanchain.agents.factories",
@@ -31,8 +34,11 @@ __all__ = [
     "AgentActionMessageLog",
     "AgentExecutor",
     "AgentFinish",
+    "AgentMiddleware",
     "AgentStep",
+    "LoopGuard",
     "ToolAgentAction",
+    "UsageLimits",
     "create_json_chat_agent",
     "create_openai_tools_agent",
     "create_react_agent",
@@ -65,6 +71,7 @@ if TYPE_CHECKING:
         create_tool_calling_agent,
         create_xml_agent,
     )
+    from leanchain.agents.middleware import AgentMiddleware, LoopGuard, UsageLimits
     from leanchain.agents.schema import (
         AgentAction,
         AgentActionMessageLog,

@@ -26,7 +26,9 @@ The tree (builtin bases in brackets, where the meaning matches)::
     │   ├── AgentConfigurationError [ValueError]   a factory or executor set up wrongly
     │   ├── AgentStepError                   a step failed; names the step and the tool or model
     │   ├── AgentLoopError                   LoopGuard stopped a run that kept repeating itself
-    │   └── UsageLimitExceeded               UsageLimits stopped a run that would cross a limit
+    │   ├── UsageLimitExceeded               UsageLimits stopped a run that would cross a limit
+    │   ├── ApprovalError [ValueError]       a decision HumanApproval cannot apply (nothing ran)
+    │   └── RunStateError [ValueError]       a saved run state that cannot be read or resumed
     └── DistributedItemError                 an item failed on a Ray worker with an exception
                                              that cannot be rebuilt here (names its type)
 
@@ -45,6 +47,7 @@ __all__ = [
     "AgentError",
     "AgentLoopError",
     "AgentStepError",
+    "ApprovalError",
     "AuthenticationError",
     "BadRequestError",
     "DistributedItemError",
@@ -58,6 +61,7 @@ __all__ = [
     "ProviderStatusError",
     "ProviderTimeoutError",
     "RateLimitError",
+    "RunStateError",
     "ScriptExhaustedError",
     "ServerError",
     "StreamError",
@@ -301,6 +305,24 @@ class UsageLimitExceeded(AgentError):
         self.limit = limit
         self.usage = usage
         self.steps = steps
+
+
+class ApprovalError(AgentError, ValueError):
+    """`HumanApproval` was given a decision it cannot apply, so no tool ran.
+
+    A decision that is missing, of an unknown kind, not allowed, made for another call (its
+    id or its arguments' fingerprint differ) or with edited arguments the tool's schema
+    refuses. The message names the call and what was expected.
+    """
+
+
+class RunStateError(AgentError, ValueError):
+    """A saved agent run state could not be read or resumed.
+
+    The data is not a run state of a version this leanchain reads, holds a value that is not
+    plain data (saving) or a type it does not know (reading), or the run has nothing to
+    resume (no saved run on that thread, or it finished). The message says where and why.
+    """
 
 
 class DistributedItemError(LeanchainError):

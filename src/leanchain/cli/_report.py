@@ -15,6 +15,10 @@ __all__ = ["read_prices", "report_command", "save_report"]
 _PRICES = TypeAdapter(dict[str, ModelPrice])
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _read(path: Path, what: str) -> bytes:
     try:
         return path.read_bytes()
@@ -84,6 +88,6 @@ def report_command(
     if changes:
         report = report.model_copy(update=changes)
     save_report(report, target)
-    steps = sum(len(run.steps) for run in report.runs)
-    out.write(f"wrote {target} ({len(report.runs)} runs, {steps} steps)\n")
+    runs, steps = len(report.runs), sum(len(run.steps) for run in report.runs)
+    out.write(f"wrote {target} ({_count(runs, 'run')}, {_count(steps, 'step')})\n")
     return target

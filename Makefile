@@ -1,9 +1,14 @@
-# Every target bootstraps .venv from pyproject.toml when it is missing or stale.
+# Every target bootstraps .venv from pyproject.toml when it is missing or stale: `make demo`
+# installs only leanchain itself (the offline demo needs nothing else); every other target
+# installs leanchain with every extra and dev tool (the `dev` extra), once.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+CORE_STAMP := $(VENV)/.installed-core
 STAMP := $(VENV)/.installed
 SRC := src tests benchmarks examples
+# The full install, when it is there and up to date, serves the demo too.
+DEMO_STAMP := $(if $(shell [ $(STAMP) -nt pyproject.toml ] && echo yes),$(STAMP),$(CORE_STAMP))
 
 .DEFAULT_GOAL := help
 .PHONY: help install test lint typecheck pytest demo bench docs clean
@@ -11,8 +16,14 @@ SRC := src tests benchmarks examples
 help: ## List the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
+
+$(CORE_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(CORE_STAMP)
+
+$(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
@@ -31,7 +42,7 @@ pytest: $(STAMP) ## The test suite only
 
 test: lint typecheck pytest ## Every check: lint, format, types, tests
 
-demo: $(STAMP) ## Run the agents end to end offline (a real model with --model/--base-url, see README)
+demo: $(DEMO_STAMP) ## Run the agents end to end offline; installs only the core (a real model: see README)
 	$(BIN)/leanchain demo $(ARGS)
 
 bench: $(STAMP) ## Run every benchmark (medians, ratios), then the side-by-side comparison with LangChain

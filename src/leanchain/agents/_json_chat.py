@@ -81,6 +81,9 @@ def create_json_chat_agent(
         final_instruction=JSON_CHAT_FINAL_ANSWER,
         tools=tools,
         tools_renderer=tools_renderer,
+        rebuild=lambda chosen: create_json_chat_agent(
+            llm, chosen, prompt, stop_sequence, tools_renderer, template_tool_response
+        ),
     )
 
 

@@ -21,6 +21,7 @@ EXPECTED = [
     "ToolAgentAction",
     "UsageLimits",
     "create_json_chat_agent",
+    "create_openai_functions_agent",
     "create_openai_tools_agent",
     "create_react_agent",
     "create_structured_chat_agent",

@@ -27,6 +27,8 @@ def test_exports() -> None:
     assert sorted(scratchpad_module.__all__) == [
         "format_log_to_messages",
         "format_log_to_str",
+        "format_to_openai_function_messages",
+        "format_to_openai_functions",
         "format_to_openai_tool_messages",
         "format_to_tool_messages",
         "format_xml",

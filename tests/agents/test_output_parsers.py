@@ -42,6 +42,7 @@ def test_exports() -> None:
         "AgentOutputParser",
         "JSONAgentOutputParser",
         "MultiActionAgentOutputParser",
+        "OpenAIFunctionsAgentOutputParser",
         "OpenAIToolsAgentOutputParser",
         "ReActSingleInputOutputParser",
         "ToolsAgentOutputParser",

@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "ToolAgentAction": "leanchain.agents.schema",
     "UsageLimits": "leanchain.agents.middleware",
     "create_json_chat_agent": "leanchain.agents._json_chat",
+    "create_openai_functions_agent": "leanchain.agents._openai_functions",
     "create_openai_tools_agent": "leanchain.agents.factories",
     "create_react_agent": "leanchain.agents.factories",
     "create_structured_chat_agent": "leanchain.agents.factories",
@@ -40,6 +41,7 @@ __all__ = [
     "ToolAgentAction",
     "UsageLimits",
     "create_json_chat_agent",
+    "create_openai_functions_agent",
     "create_openai_tools_agent",
     "create_react_agent",
     "create_structured_chat_agent",
@@ -63,6 +65,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from leanchain.agents._json_chat import create_json_chat_agent
+    from leanchain.agents._openai_functions import create_openai_functions_agent
     from leanchain.agents.executor import AgentExecutor
     from leanchain.agents.factories import (
         create_openai_tools_agent,

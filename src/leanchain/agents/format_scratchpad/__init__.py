@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from leanchain.agents.format_scratchpad.log import format_log_to_str
 from leanchain.agents.format_scratchpad.log_to_messages import format_log_to_messages
+from leanchain.agents.format_scratchpad.openai_functions import (
+    format_to_openai_function_messages,
+    format_to_openai_functions,
+)
 from leanchain.agents.format_scratchpad.tools import (
     format_to_openai_tool_messages,
     format_to_tool_messages,
@@ -18,6 +22,8 @@ from leanchain.agents.format_scratchpad.xml import format_xml
 __all__ = [
     "format_log_to_messages",
     "format_log_to_str",
+    "format_to_openai_function_messages",
+    "format_to_openai_functions",
     "format_to_openai_tool_messages",
     "format_to_tool_messages",
     "format_xml",

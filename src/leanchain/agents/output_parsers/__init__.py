@@ -15,6 +15,7 @@ from leanchain.agents.output_parsers.base import (
     MultiActionAgentOutputParser,
 )
 from leanchain.agents.output_parsers.json import JSONAgentOutputParser
+from leanchain.agents.output_parsers.openai_functions import OpenAIFunctionsAgentOutputParser
 from leanchain.agents.output_parsers.openai_tools import OpenAIToolsAgentOutputParser
 from leanchain.agents.output_parsers.react_single_input import ReActSingleInputOutputParser
 from leanchain.agents.output_parsers.tools import ToolsAgentOutputParser
@@ -24,6 +25,7 @@ __all__ = [
     "AgentOutputParser",
     "JSONAgentOutputParser",
     "MultiActionAgentOutputParser",
+    "OpenAIFunctionsAgentOutputParser",
     "OpenAIToolsAgentOutputParser",
     "ReActSingleInputOutputParser",
     "ToolsAgentOutputParser",

@@ -30,6 +30,12 @@ from leanchain.tools import tool
 PARSER = OpenAIFunctionsAgentOutputParser()
 
 
+def _action(message: AIMessage) -> AgentAction:
+    decision = PARSER.invoke(message)
+    assert isinstance(decision, AgentAction)
+    return decision
+
+
 def _call(name: str, arguments: str, content: str = "") -> AIMessage:
     return AIMessage(
         content, additional_kwargs={"function_call": {"name": name, "arguments": arguments}}
@@ -48,13 +54,13 @@ def test_function_call_becomes_one_action_with_langchain_s_log() -> None:
 
 
 def test_arg1_is_unwrapped_and_empty_arguments_are_an_empty_dict() -> None:
-    action = PARSER.invoke(_call("one", '{"__arg1": "x"}', "hmm"))
+    action = _action(_call("one", '{"__arg1": "x"}', "hmm"))
     assert (action.tool_input, action.log) == (
         "x",
         "\nInvoking: `one` with `x`\nresponded: hmm\n\n",
     )
-    assert PARSER.invoke(_call("e", "  ")).tool_input == {}
-    assert PARSER.invoke(_call("c", '{"t": "a\tb"}')).tool_input == {"t": "a\tb"}
+    assert _action(_call("e", "  ")).tool_input == {}
+    assert _action(_call("c", '{"t": "a\tb"}')).tool_input == {"t": "a\tb"}
 
 
 def test_bad_json_text_and_plain_replies() -> None:
@@ -71,7 +77,7 @@ def test_bad_json_text_and_plain_replies() -> None:
 
 def test_native_tool_calls_are_read_too() -> None:
     message = ScriptedChatModel.tool_calls(("add", {"a": 2}), ("add", {"a": 3}))
-    action = PARSER.invoke(message)
+    action = _action(message)
     assert (action.tool, action.tool_input) == ("add", {"a": 2})
 
 
@@ -86,7 +92,7 @@ def test_any_arguments_give_an_action_or_a_parse_error(arguments: str) -> None:
 
 def test_scratchpad_replays_calls_and_function_results() -> None:
     message = _call("add", '{"a": 1}')
-    action = PARSER.invoke(message)
+    action = _action(message)
     steps: list[tuple[AgentAction, Any]] = [
         (action, {"x": "é"}),
         (AgentAction("t", "i", "log"), "obs"),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from typing import Any, cast
 
 import pytest
 
@@ -189,7 +190,7 @@ def branch_threads() -> list[threading.Thread]:
 
 def test_closing_a_stream_stops_every_branch_thread() -> None:
     endless = Endless()
-    stream = endless.parallel().stream(0)
+    stream = cast("Generator[dict[str, Any], None, None]", endless.parallel().stream(0))
     for i, _ in enumerate(stream):
         if i == 10:
             break
@@ -221,13 +222,13 @@ def test_a_failing_branch_stops_the_other_branches_of_a_stream() -> None:
 
 async def test_closing_an_async_stream_stops_every_branch() -> None:
     endless = Endless()
-    stream = endless.parallel().astream(0)
+    stream = cast("AsyncGenerator[dict[str, Any], None]", endless.parallel().astream(0))
     i = 0
     async for _ in stream:
         i += 1
         if i == 10:
             break
-    await stream.aclose()  # type: ignore[attr-defined]
+    await stream.aclose()
     assert sorted(endless.closed) == ["a", "b"]
     produced = dict(endless.produced)
     await asyncio.sleep(0.02)

@@ -11,7 +11,6 @@ event.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Generator, Sequence
@@ -165,6 +164,11 @@ async def _aevents(
         collector.closed = True
         if not task.done():
             task.cancel()
-            # The consumer left: how the abandoned run ends concerns no one any more.
-            with contextlib.suppress(asyncio.CancelledError, StreamClosed, Exception):
+            # The consumer left: how the abandoned run ends concerns no one any more. Unless
+            # the consumer is being cancelled itself while it waits: that goes on up.
+            try:
                 await task
+            except (asyncio.CancelledError, StreamClosed, Exception):
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise

@@ -16,6 +16,7 @@ from uuid import UUID
 
 from leanchain.callbacks import _run_ids
 from leanchain.callbacks._dispatch import (
+    Entries,
     Table,
     acall_handlers,
     acall_run_hooks,
@@ -343,35 +344,67 @@ def tell_start(
     if run.run_type == "prompt" or run.run_type == "parser":
         extra = {**(extra or {}), "run_type": run.run_type}
     # The keywords are passed as such (no dict to unpack): this loop runs for every run.
-    for handler, hook in entries:
-        try:
-            if extra:
-                result = hook(
-                    handler,
-                    serialized,
-                    inputs,
-                    run_id=run_id,
-                    parent_run_id=parent,
-                    tags=tags,
-                    metadata=metadata,
-                    name=name,
-                    **extra,
-                )
-            else:
-                result = hook(
-                    handler,
-                    serialized,
-                    inputs,
-                    run_id=run_id,
-                    parent_run_id=parent,
-                    tags=tags,
-                    metadata=metadata,
-                    name=name,
-                )
-            if result is not None and is_coroutine(result):
-                run_coroutine(result)
-        except Exception as exc:
-            handler_failed(handler, event, exc)
+    try:
+        for handler, hook in entries:
+            try:
+                if extra:
+                    result = hook(
+                        handler,
+                        serialized,
+                        inputs,
+                        run_id=run_id,
+                        parent_run_id=parent,
+                        tags=tags,
+                        metadata=metadata,
+                        name=name,
+                        **extra,
+                    )
+                else:
+                    result = hook(
+                        handler,
+                        serialized,
+                        inputs,
+                        run_id=run_id,
+                        parent_run_id=parent,
+                        tags=tags,
+                        metadata=metadata,
+                        name=name,
+                    )
+                if result is not None and is_coroutine(result):
+                    run_coroutine(result)
+            except Exception as exc:
+                handler_failed(handler, event, exc)
+    except BaseException as exc:
+        # The start reached some handlers only (one raised past `handler_failed`: a closed
+        # event stream's collector, a ``raise_error`` handler): the run will not go on, so
+        # those that saw it start see it fail.
+        _tell_failed_start(run, entries, handler, exc)
+        raise
+
+
+def _told_before(entries: Entries, failed: BaseCallbackHandler) -> set[int]:
+    """The ids of the handlers of `entries` that come before `failed`."""
+    told: set[int] = set()
+    for handler, _ in entries:
+        if handler is failed:
+            break
+        told.add(id(handler))
+    return told
+
+
+def _error_entries(run: RunManager, told: set[int]) -> tuple[str, Entries]:
+    """`run`'s error event, and the entries of the handlers in `told` that want it."""
+    event = _ERROR.get(run.run_type, "on_chain_error")
+    return event, tuple(e for e in run._table.get(event, ()) if id(e[0]) in told)
+
+
+def _tell_failed_start(
+    run: RunManager, entries: Entries, failed: BaseCallbackHandler, error: BaseException
+) -> None:
+    """Tell the handlers of `entries` before `failed` (whose hook raised) that `run` failed."""
+    event, wanted = _error_entries(run, _told_before(entries, failed))
+    if wanted:
+        call_run_hooks(wanted, event, error, run.run_id, run.parent_run_id, {})
 
 
 async def atell_start(
@@ -395,4 +428,18 @@ async def atell_start(
     }
     if run.run_type == "prompt" or run.run_type == "parser":
         keywords["run_type"] = run.run_type
-    await acall_handlers(entries, event, (serialized or {"name": run.name}, inputs), keywords)
+    args = (serialized or {"name": run.name}, inputs)
+    told = 0
+    try:
+        for entry in entries:
+            await acall_handlers((entry,), event, args, keywords)
+            told += 1
+    except BaseException as exc:
+        # As in `tell_start`: those that saw the start see the run fail.
+        if told:
+            error_event = _ERROR.get(run.run_type, "on_chain_error")
+            seen = {id(handler) for handler, _ in entries[:told]}
+            wanted = tuple(e for e in run._table.get(error_event, ()) if id(e[0]) in seen)
+            if wanted:
+                await acall_run_hooks(wanted, error_event, exc, run.run_id, run.parent_run_id, {})
+        raise

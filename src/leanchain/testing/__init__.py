@@ -3,6 +3,7 @@
 ``ScriptedChatModel`` and friends stand in for a chat model inside pipelines and agents.
 ``FakeProviderServer`` speaks the OpenAI Chat Completions and Anthropic Messages wire formats on
 127.0.0.1, so tests can point the real SDK clients at it and stay offline and deterministic.
+``cassette`` records every chat-model call of a block to a readable JSON file and plays it back.
 """
 
 from __future__ import annotations
@@ -14,6 +15,14 @@ from leanchain.language_models import (
     GenericFakeChatModel,
     ScriptedChatModel,
 )
+from leanchain.testing._cassette import (
+    Cassette,
+    CassetteEntry,
+    CassetteMismatchError,
+    CassetteMode,
+    cassette,
+)
+from leanchain.testing._cassette_format import CassetteFormatError
 from leanchain.testing._recording import REDACTED, RecordedRequest
 from leanchain.testing._script import (
     BrokenStream,
@@ -32,6 +41,11 @@ from leanchain.testing._server import FakeProviderServer
 __all__ = [
     "REDACTED",
     "BrokenStream",
+    "Cassette",
+    "CassetteEntry",
+    "CassetteFormatError",
+    "CassetteMismatchError",
+    "CassetteMode",
     "ChatRequest",
     "FakeListChatModel",
     "FakeProviderServer",
@@ -48,4 +62,5 @@ __all__ = [
     "ScriptedToolCall",
     "ScriptedUsage",
     "StalledStream",
+    "cassette",
 ]

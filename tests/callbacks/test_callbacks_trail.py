@@ -270,6 +270,26 @@ def test_a_raising_handler_with_raise_error_breaks_the_run() -> None:
         pipeline().invoke({"q": "x"}, config(broken))
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_start_that_raise_error_broke_is_a_failure_for_the_handlers_that_saw_it(
+    mode: str,
+) -> None:
+    healthy, broken = TrailHandler(), Broken()
+    broken.raise_error = True
+    chain, cfg = pipeline(), config(healthy, broken)
+    if mode == "sync":
+        with pytest.raises(KeyError, match="broken handler"):
+            chain.invoke({"q": "x"}, cfg)
+    else:
+        with pytest.raises(KeyError, match="broken handler"):
+            await chain.ainvoke({"q": "x"}, cfg)
+    assert healthy.trail.hooks[3:] == [
+        Hook("on_chat_model_start", "FakeListChatModel", "RunnableSequence", [[HumanMessage("x")]]),
+        Hook("on_llm_error", "FakeListChatModel", "RunnableSequence", "KeyError: 'broken handler'"),
+        Hook("on_chain_error", "RunnableSequence", None, "KeyError: 'broken handler'"),
+    ]
+
+
 def test_ignore_flags_skip_their_family() -> None:
     handler = TrailHandler()
     handler.ignore_chain = True

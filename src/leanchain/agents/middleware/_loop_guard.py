@@ -21,8 +21,8 @@ the run's state, never the observations themselves.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import zlib
 from typing import TYPE_CHECKING, Any, Literal
 
 from leanchain.agents.middleware._base import AgentMiddleware, StopRun
@@ -41,13 +41,22 @@ _ERROR_TOOL = "_Exception"
 
 
 def _fingerprint(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    """A short, stable (across processes) fingerprint of `text`: 64 bits of two checksums."""
+    data = text.encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def _arguments(tool_input: Any) -> str:
-    """The call's arguments as normalised JSON (key order and spacing do not matter)."""
+    """The call's arguments in a normal form: key order and spacing do not matter."""
     if isinstance(tool_input, str):
-        return json.dumps(tool_input.strip())
+        return tool_input.strip()
+    if isinstance(tool_input, dict) and all(
+        type(k) is str and isinstance(v, _SCALARS) for k, v in tool_input.items()
+    ):
+        return repr(sorted(tool_input.items()))  # the common case, without a JSON encoder
     try:
         return json.dumps(tool_input, sort_keys=True, ensure_ascii=False, default=str)
     except (TypeError, ValueError, RecursionError):

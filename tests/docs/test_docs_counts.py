@@ -48,15 +48,6 @@ def _text(page: Path) -> str:
     return re.sub(r"\s+", " ", page.read_text())
 
 
-def test_the_expected_counts() -> None:
-    assert (len(DEMO_AGENTS), len(FACTORIES), len(demo_tools()), len(DEPENDENCIES)) == (
-        5,
-        6,
-        3,
-        2,
-    )
-
-
 def _count(word: str) -> int:
     return WORDS.get(word.lower()) or int(word)
 

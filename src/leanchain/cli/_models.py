@@ -79,4 +79,8 @@ def make_model(spec: ModelSpec) -> BaseChatModel:
 
         return ChatAnthropic(model=spec.name, api_key=key, base_url=spec.base_url)
     except ImportError as exc:
-        raise CliError(str(exc)) from None
+        # `make demo` installs only the core; a real model needs its provider's extra.
+        raise CliError(
+            f"{exc}; in a checkout of leanchain: make install, or "
+            f".venv/bin/python -m pip install -e '.[{spec.provider}]'"
+        ) from None

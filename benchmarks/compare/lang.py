@@ -64,11 +64,12 @@ from benchmarks.compare.spec import (
     Call,
     Case,
     CaseFactory,
+    Concurrent,
     Import,
     Settings,
 )
 
-__all__ = ["CASES", "CycleChatModel"]
+__all__ = ["CASES", "CycleChatModel", "concurrent_agent"]
 
 _PARTS: Final = (
     "from langchain_core.prompts import ChatPromptTemplate\n"
@@ -81,6 +82,11 @@ IMPORTS: Final = {
     "RunnablePassthrough",
     "parts": _PARTS,
     "openai": _PARTS + "from langchain_openai import ChatOpenAI\n",
+    "agent": "from langchain_classic.agents import AgentExecutor, create_tool_calling_agent\n"
+    "from langchain_core.prompts import ChatPromptTemplate\n"
+    "from langchain_core.tools import tool\n"
+    "from langchain_openai import ChatOpenAI\n"
+    f"ChatOpenAI(model={MODEL!r}, api_key={API_KEY!r})\n",
 }
 """What each import workload runs in a fresh interpreter (no equivalent of `import leanchain`)."""
 
@@ -248,7 +254,7 @@ _AGENTS: Final[dict[str, Callable[[BaseChatModel], Any]]] = {
     "xml": lambda llm: create_xml_agent(llm, [ECHO], XML_PROMPT),
 }
 
-_REPLIES: Final[dict[str, tuple[dict[str, Any], dict[str, Any]]]] = {
+REPLIES: Final[dict[str, tuple[dict[str, Any], dict[str, Any]]]] = {
     "tool_calling": (
         {
             "content": "",
@@ -267,27 +273,61 @@ _REPLIES: Final[dict[str, tuple[dict[str, Any], dict[str, Any]]]] = {
 
 def _agent(kind: str) -> CaseFactory:
     def build(settings: Settings) -> Case:
-        model = CycleChatModel(script=Cycle(*_REPLIES[kind]))
+        model = CycleChatModel(script=Cycle(*REPLIES[kind]))
         executor = AgentExecutor(agent=_AGENTS[kind](model), tools=[ECHO])
         return Call(lambda: executor.invoke({"input": AGENT_INPUT})["output"], AGENT_OUTPUT)
 
     return build
 
 
-def _openai_agent(settings: Settings) -> Case:
+def _openai_executor(base_url: str) -> AgentExecutor:
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
-    server = start_server()
-    model = ChatOpenAI(model=MODEL, api_key=SecretStr(API_KEY), base_url=server.openai_base_url)
+    model = ChatOpenAI(model=MODEL, api_key=SecretStr(API_KEY), base_url=base_url)
     agent = create_tool_calling_agent(model, [ECHO], TOOL_CALLING_PROMPT)
-    executor = AgentExecutor(agent=agent, tools=[ECHO])
+    return AgentExecutor(agent=agent, tools=[ECHO])
+
+
+def _openai_agent(settings: Settings) -> Case:
+    server = start_server()
+    executor = _openai_executor(server.openai_base_url)
 
     def run() -> Any:
         script_one_run(server)
         return executor.invoke({"input": AGENT_INPUT})["output"]
 
     return Call(run, AGENT_OUTPUT, server.stop)
+
+
+def _openai_agent_async(settings: Settings) -> Case:
+    server = start_server()
+    executor = _openai_executor(server.openai_base_url)
+    loop = asyncio.new_event_loop()
+
+    async def run() -> Any:
+        script_one_run(server)
+        return (await executor.ainvoke({"input": AGENT_INPUT}))["output"]
+
+    def close() -> None:
+        loop.run_until_complete(loop.shutdown_asyncgens())  # the model's pooled connections
+        loop.close()
+        server.stop()
+
+    return Call(lambda: loop.run_until_complete(run()), AGENT_OUTPUT, close)
+
+
+def concurrent_agent(base_url: str) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """The concurrent workload's agent: classic's AgentExecutor.ainvoke."""
+    executor = _openai_executor(base_url)
+
+    async def run() -> Any:
+        return (await executor.ainvoke({"input": AGENT_INPUT}))["output"]
+
+    async def close() -> None:
+        return None
+
+    return run, close
 
 
 CASES: Final[dict[str, CaseFactory]] = {
@@ -304,5 +344,8 @@ CASES: Final[dict[str, CaseFactory]] = {
     "events_10": _events,
     **{f"agent_{kind}": _agent(kind) for kind in _AGENTS},
     "agent_openai": _openai_agent,
+    "agent_openai_async": _openai_agent_async,
+    "concurrent_time": lambda _settings: Concurrent("langchain"),
+    "concurrent_memory": lambda _settings: Concurrent("langchain"),
 }
 """Workload key → case factory."""

@@ -32,6 +32,7 @@ from benchmarks.compare.spec import (
     Call,
     Case,
     CaseFactory,
+    Concurrent,
     Import,
     Settings,
 )
@@ -67,7 +68,7 @@ from leanchain.runnables import (
 )
 from leanchain.tools import BaseTool, ToolLike, tool
 
-__all__ = ["CASES", "CycleChatModel"]
+__all__ = ["CASES", "CycleChatModel", "concurrent_agent"]
 
 _PARTS: Final = (
     "from leanchain.prompts import ChatPromptTemplate\n"
@@ -81,6 +82,10 @@ IMPORTS: Final = {
     "RunnablePassthrough",
     "parts": _PARTS,
     "openai": _PARTS + "from leanchain.providers import ChatOpenAI\n",
+    "agent": "from leanchain.agents import AgentExecutor, create_tool_calling_agent\n"
+    "from leanchain.providers import ChatOpenAI\n"
+    "from leanchain.tools import tool\n"
+    f"ChatOpenAI(model={MODEL!r}, api_key={API_KEY!r})\n",
     "top": "import leanchain",
     "top_names": f"from leanchain import {', '.join(_TOP_NAMES)}",
 }
@@ -253,19 +258,54 @@ def _agent(kind: str) -> CaseFactory:
     return build
 
 
-def _openai_agent(settings: Settings) -> Case:
+def _openai_executor(base_url: str) -> AgentExecutor:
     from leanchain.providers import ChatOpenAI
 
-    server = start_server()
-    model = ChatOpenAI(model=MODEL, api_key=API_KEY, base_url=server.openai_base_url)
+    model = ChatOpenAI(model=MODEL, api_key=API_KEY, base_url=base_url)
     agent = create_tool_calling_agent(model, [ECHO], TOOL_CALLING_PROMPT)
-    executor = AgentExecutor(agent=agent, tools=[ECHO])
+    return AgentExecutor(agent=agent, tools=[ECHO])
+
+
+def _openai_agent(settings: Settings) -> Case:
+    server = start_server()
+    executor = _openai_executor(server.openai_base_url)
 
     def run() -> Any:
         script_one_run(server)
         return executor.invoke({"input": AGENT_INPUT})["output"]
 
     return Call(run, AGENT_OUTPUT, server.stop)
+
+
+def _openai_agent_async(settings: Settings) -> Case:
+    server = start_server()
+    executor = _openai_executor(server.openai_base_url)
+    loop = asyncio.new_event_loop()
+
+    async def run() -> Any:
+        script_one_run(server)
+        return (await executor.ainvoke({"input": AGENT_INPUT}))["output"]
+
+    def close() -> None:
+        loop.run_until_complete(loop.shutdown_asyncgens())  # the model's pooled connections
+        loop.close()
+        server.stop()
+
+    return Call(lambda: loop.run_until_complete(run()), AGENT_OUTPUT, close)
+
+
+def concurrent_agent(base_url: str) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """The concurrent workload's agent: one awaitable run, and the close (a no-op: the
+    model's clients close with their event loop)."""
+    executor = _openai_executor(base_url)
+
+    async def run() -> Any:
+        return (await executor.ainvoke({"input": AGENT_INPUT}))["output"]
+
+    async def close() -> None:
+        return None
+
+    return run, close
 
 
 def _exports_top_names() -> bool:
@@ -292,5 +332,8 @@ CASES: Final[dict[str, CaseFactory]] = {
     "events_10": _events,
     **{f"agent_{kind}": _agent(kind) for kind in _AGENTS},
     "agent_openai": _openai_agent,
+    "agent_openai_async": _openai_agent_async,
+    "concurrent_time": lambda _settings: Concurrent("leanchain"),
+    "concurrent_memory": lambda _settings: Concurrent("leanchain"),
 }
 """Workload key → case factory."""

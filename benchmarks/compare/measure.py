@@ -3,6 +3,10 @@
 A round measures every implementation of a workload once, in an order that rotates from round
 to round, so that a noisy stretch of the (shared) machine hits all of them alike. A ratio is
 the median of the per-round ratios, not the ratio of two medians.
+
+The concurrent workload's two rows (wall time, memory per run) come from the same runs: the
+memory row takes the values its time row's rounds measured, when they were measured in this
+process, instead of running everything again.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from benchmarks.compare import concurrent
 from benchmarks.compare.spec import (
     Call,
     Case,
+    Concurrent,
     Implementation,
     Import,
     Settings,
@@ -110,11 +116,42 @@ def _run_fresh(code: str) -> tuple[float, float]:
     return elapsed, int(done.stdout.strip().splitlines()[-1]) / 1024
 
 
-def _sample(workload: Workload, case: Case, number: int, settings: Settings) -> float:
+_CONCURRENT_RUNS: dict[tuple[str, int], dict[str, float]] = {}
+"""(column, round) → what the concurrent time row measured, for its memory row."""
+
+
+def _sample_concurrent(
+    workload: Workload,
+    case: Concurrent,
+    round_: int,
+    server: concurrent.ConcurrentServer,
+    settings: Settings,
+) -> float:
+    key = (case.column, round_)
+    if workload.kind == "concurrent_memory" and key in _CONCURRENT_RUNS:
+        return _CONCURRENT_RUNS.pop(key)["kib_per_run"]
+    measured = concurrent.sample(case, server, settings)
+    if workload.kind == "concurrent_time":
+        _CONCURRENT_RUNS[key] = measured
+        return measured["ms"]
+    return measured["kib_per_run"]
+
+
+def _sample(
+    workload: Workload,
+    case: Case,
+    number: int,
+    settings: Settings,
+    round_: int = 0,
+    server: concurrent.ConcurrentServer | None = None,
+) -> float:
     """One measurement of `case`, in the workload's unit."""
     if isinstance(case, Import):
         wall, peak = _run_fresh(case.code)
         return peak if workload.kind == "import_memory" else wall * 1e3
+    if isinstance(case, Concurrent):
+        assert server is not None
+        return _sample_concurrent(workload, case, round_, server, settings)
     seconds = _time_calls(case.run, number) / number
     return seconds * _SCALE[workload.unit] / workload.per(settings)
 
@@ -125,6 +162,8 @@ def _prepare(case: Case, settings: Settings) -> int:
         if not settings.quick:
             _run_fresh(case.code)  # fills the OS file cache, as a user's second run finds it
         return 1
+    if isinstance(case, Concurrent):
+        return 1  # each run checks every answer, after its warm-up runs
     got = case.run()
     if got != case.expected:
         raise AssertionError(f"expected {case.expected!r}, got {got!r}")
@@ -149,6 +188,12 @@ def measure(
     result = Result(workload)
     cases: dict[str, Case] = {}
     numbers: dict[str, int] = {}
+    server = concurrent.ConcurrentServer(settings)
+    if workload.kind == "concurrent_time":
+        _CONCURRENT_RUNS.clear()
+    rounds = (
+        settings.concurrent_rounds if workload.kind.startswith("concurrent") else settings.rounds
+    )
     try:
         for name, implementation in implementations.items():
             factory = implementation.get(workload.key)
@@ -166,13 +211,13 @@ def measure(
         names = [name for name in cases if name in numbers]
         for name in names:
             result.samples[name] = []
-        for round_ in range(settings.rounds):
+        for round_ in range(rounds):
             shift = round_ % len(names) if names else 0
             for name in names[shift:] + names[:shift]:
                 if name in result.errors:
                     continue
                 try:
-                    value = _sample(workload, cases[name], numbers[name], settings)
+                    value = _sample(workload, cases[name], numbers[name], settings, round_, server)
                 except Exception as exc:
                     if strict:
                         raise
@@ -182,6 +227,7 @@ def measure(
                     continue
                 result.samples[name].append(value)
     finally:
+        server.stop()
         for case in cases.values():
             if isinstance(case, Call) and case.close is not None:
                 case.close()

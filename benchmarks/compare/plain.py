@@ -51,11 +51,12 @@ from benchmarks.compare.spec import (
     Call,
     Case,
     CaseFactory,
+    Concurrent,
     Import,
     Settings,
 )
 
-__all__ = ["CASES"]
+__all__ = ["CASES", "concurrent_agent"]
 
 TOOLS: Final[dict[str, Callable[..., str]]] = {"echo_text": echo_text}
 TOOLS_TEXT: Final = "echo_text(text: str) -> str - Echo the text back."
@@ -297,31 +298,61 @@ def _xml_loop(model: Cycle) -> str:
         )
 
 
+def _first_messages() -> list[Any]:
+    return [
+        {"role": "system", "content": TOOL_CALLING_SYSTEM},
+        {"role": "user", "content": AGENT_INPUT},
+    ]
+
+
+def _tool_results(message: Any) -> list[dict[str, Any]]:
+    """The assistant message as it goes back, then one tool message per call."""
+    items: list[dict[str, Any]] = [message.model_dump(exclude_none=True)]
+    for call in message.tool_calls:
+        assert call.type == "function"
+        args = json.loads(call.function.arguments)
+        items.append({"role": "tool", "tool_call_id": call.id, "content": echo_text(**args)})
+    return items
+
+
+_TOOLS: Final[Any] = [TOOL_SCHEMA]
+
+
+def _async_loop(client: Any) -> Callable[[], Any]:
+    """The hand-written async agent loop over `client` (an ``openai.AsyncOpenAI``)."""
+
+    async def run() -> str:
+        messages = _first_messages()
+        for _ in range(ITERATIONS):
+            completion = await client.chat.completions.create(
+                model=MODEL, messages=messages, tools=_TOOLS
+            )
+            message = completion.choices[0].message
+            if not message.tool_calls:
+                return str(message.content)
+            messages.extend(_tool_results(message))
+        raise AssertionError("no final answer")
+
+    return run
+
+
 def _openai_agent(settings: Settings) -> Case:
     import openai
 
     server = start_server()
     client = openai.OpenAI(base_url=server.openai_base_url, api_key=API_KEY)
-    tools: Any = [TOOL_SCHEMA]
 
     def run() -> str:
         script_one_run(server)
-        messages: list[Any] = [
-            {"role": "system", "content": TOOL_CALLING_SYSTEM},
-            {"role": "user", "content": AGENT_INPUT},
-        ]
+        messages = _first_messages()
         for _ in range(ITERATIONS):
-            completion = client.chat.completions.create(model=MODEL, messages=messages, tools=tools)
+            completion = client.chat.completions.create(
+                model=MODEL, messages=messages, tools=_TOOLS
+            )
             message = completion.choices[0].message
             if not message.tool_calls:
                 return str(message.content)
-            messages.append(message.model_dump(exclude_none=True))
-            for call in message.tool_calls:
-                assert call.type == "function"
-                args = json.loads(call.function.arguments)
-                messages.append(
-                    {"role": "tool", "tool_call_id": call.id, "content": echo_text(**args)}
-                )
+            messages.extend(_tool_results(message))
         raise AssertionError("no final answer")
 
     def close() -> None:
@@ -330,6 +361,37 @@ def _openai_agent(settings: Settings) -> Case:
 
     return Call(run, AGENT_OUTPUT, close)
 
+
+def _openai_agent_async(settings: Settings) -> Case:
+    import openai
+
+    server = start_server()
+    loop = asyncio.new_event_loop()
+    client = openai.AsyncOpenAI(base_url=server.openai_base_url, api_key=API_KEY)
+    agent = _async_loop(client)
+
+    async def run() -> str:
+        script_one_run(server)
+        return str(await agent())
+
+    def close() -> None:
+        loop.run_until_complete(client.close())
+        loop.close()
+        server.stop()
+
+    return Call(lambda: loop.run_until_complete(run()), AGENT_OUTPUT, close)
+
+
+def concurrent_agent(base_url: str) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """The concurrent workload's lower bound: the hand-written async loop, one client."""
+    import openai
+
+    client = openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY)
+    return _async_loop(client), client.close
+
+
+_AGENT_IMPORT: Final = f"import openai\nopenai.AsyncOpenAI(api_key={API_KEY!r})\n"
+"""The plain agent program's imports: the SDK and a client, all the hand-written loop needs."""
 
 _TOOL_CALL: Final = {
     "role": "assistant",
@@ -341,6 +403,10 @@ CASES: Final[dict[str, CaseFactory]] = {
     **{
         f"import_{what}_{kind}": (lambda _settings: Import("pass"))
         for what in ("runnables", "parts", "openai", "top", "top_names")
+        for kind in ("time", "memory")
+    },
+    **{
+        f"import_agent_{kind}": (lambda _settings: Import(_AGENT_IMPORT))
         for kind in ("time", "memory")
     },
     **{f"invoke_{n}": _invoke(n, traced=False) for n in (1, 10, 100)},
@@ -360,5 +426,8 @@ CASES: Final[dict[str, CaseFactory]] = {
     "agent_structured_chat": _agent(_structured_chat_loop, *TEXT_REPLIES["structured_chat"]),
     "agent_xml": _agent(_xml_loop, *TEXT_REPLIES["xml"]),
     "agent_openai": _openai_agent,
+    "agent_openai_async": _openai_agent_async,
+    "concurrent_time": lambda _settings: Concurrent("plain"),
+    "concurrent_memory": lambda _settings: Concurrent("plain"),
 }
 """Workload key → case factory."""

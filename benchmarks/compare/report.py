@@ -1,8 +1,8 @@
 """The comparison's outputs: the printed table, ``latest.json``, ``latest.md`` and ``latest.png``.
 
 Every writer takes the results and the `environment` they were measured in; none of them
-needs LangChain (the smoke test feeds them a made-up LangChain column). Only `write_png`
-needs matplotlib, imported when it is called.
+needs LangChain or the peers (the smoke test feeds them made-up peer columns). Only
+`write_png` needs matplotlib, imported when it is called.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.compare.measure import Result
-from benchmarks.compare.spec import IMPLEMENTATIONS, Settings, workload
+from benchmarks.compare.spec import IMPLEMENTATIONS, PEERS, Settings, workload
 
 __all__ = [
     "HEADER",
     "LABELS",
     "PACKAGES",
+    "TITLE",
     "environment",
     "footnotes",
     "format_ratio",
@@ -42,22 +43,41 @@ PACKAGES = (
     "langchain-classic",
     "langchain-openai",
     "langsmith",
+    "langchain",
+    "langgraph",
+    "pydantic-ai-slim",
+    "openai-agents",
     "openai",
     "pydantic",
 )
 """The packages whose versions the report records."""
 
-LABELS = {"plain": "plain Python", "leanchain": "leanchain", "langchain": "LangChain"}
+LABELS = {
+    "plain": "plain Python",
+    "leanchain": "leanchain",
+    "langchain": "LangChain",
+    "create_agent": "LangChain create_agent",
+    "pydantic_ai": "pydantic-ai",
+    "openai_agents": "OpenAI Agents",
+}
+"""Each column's name in the text and the chart's legend."""
+_SHORT = {**LABELS, "plain": "plain", "create_agent": "create_agent"}
 HEADER = (
     "workload",
     "unit",
-    "plain",
-    "leanchain",
-    "LangChain",
+    *(_SHORT[name] for name in IMPLEMENTATIONS),
     "leanchain / plain",
-    "LangChain / leanchain",
+    *(f"{_SHORT[name]} / leanchain" for name in PEERS),
 )
-_COLORS = {"plain": "#9e9e9e", "leanchain": "#2e7d32", "langchain": "#1565c0"}
+TITLE = "leanchain vs LangChain, pydantic-ai, the OpenAI Agents SDK and plain Python"
+_COLORS = {
+    "plain": "#9e9e9e",
+    "leanchain": "#2e7d32",
+    "langchain": "#1565c0",
+    "create_agent": "#64b5f6",
+    "pydantic_ai": "#e65100",
+    "openai_agents": "#6a1b9a",
+}
 
 
 def environment(settings: Settings) -> dict[str, Any]:
@@ -72,6 +92,7 @@ def environment(settings: Settings) -> dict[str, Any]:
         "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "quick": settings.quick,
         "rounds": settings.rounds,
+        "concurrent_rounds": settings.concurrent_rounds,
         "machine": {
             "platform": platform.platform(),
             "machine": platform.machine(),
@@ -124,7 +145,7 @@ def table_rows(results: Sequence[Result], notes: Sequence[str] = ()) -> list[tup
             result.workload.unit,
             *(format_value(result.median(name)) for name in IMPLEMENTATIONS),
             format_ratio(result.ratio("leanchain", "plain")),
-            format_ratio(result.ratio("langchain", "leanchain")),
+            *(format_ratio(result.ratio(name, "leanchain")) for name in PEERS),
         )
         for result in results
     ]
@@ -145,7 +166,7 @@ def print_table(results: Sequence[Result], env: dict[str, Any]) -> None:
     """Print the results as an aligned table, with the run's summary above it."""
     rows = [HEADER, *table_rows(results)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
-    print(f"leanchain vs LangChain vs plain Python: {_summary(env)}")
+    print(f"{TITLE}: {_summary(env)}")
     if env["quick"]:
         print("(quick mode: the numbers are not meaningful)")
     for row in rows:
@@ -174,7 +195,7 @@ def to_json(results: Sequence[Result], env: dict[str, Any]) -> dict[str, Any]:
                 "note": result.workload.note,
                 "median": {name: result.median(name) for name in IMPLEMENTATIONS},
                 "leanchain_over_plain": result.ratio("leanchain", "plain"),
-                "langchain_over_leanchain": result.ratio("langchain", "leanchain"),
+                "over_leanchain": {name: result.ratio(name, "leanchain") for name in PEERS},
                 "samples": result.samples,
                 "errors": result.errors,
             }
@@ -196,14 +217,16 @@ def from_json(data: dict[str, Any]) -> tuple[list[Result], dict[str, Any]]:
 def to_markdown(results: Sequence[Result], env: dict[str, Any]) -> str:
     """The results as a Markdown section: the summary, the table and the notes."""
     lines = [
-        "## leanchain vs LangChain vs plain Python",
+        f"## {TITLE}",
         "",
         f"Measured {_summary(env)}.",
         "",
-        f"Medians of {env['rounds']} interleaved rounds (lower is better). The two ratio "
-        "columns are medians of the per-round ratios: *leanchain / plain* is leanchain's "
-        "cost over the hand-written lower bound, *LangChain / leanchain* how many times "
-        "faster (or lighter) leanchain is.",
+        f"Medians of {env['rounds']} interleaved rounds (lower is better; the concurrent rows: "
+        f"{env.get('concurrent_rounds', env['rounds'])} rounds). The ratio columns are medians "
+        "of the per-round ratios: *leanchain / plain* is leanchain's cost over the hand-written "
+        "lower bound, *X / leanchain* how many times faster (or lighter) leanchain is than X. "
+        "*LangChain* is langchain-core with langchain-classic's AgentExecutor, *create_agent* "
+        "LangChain 1.x's agent on LangGraph; a `-` is a workload a column does not have.",
     ]
     if env["quick"]:
         lines += ["", "**Quick mode: the numbers are not meaningful.**"]
@@ -233,23 +256,24 @@ def write_png(results: Sequence[Result], env: dict[str, Any], path: Path) -> Non
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
 
-    units = [u for u in ("µs", "ms", "MiB") if any(r.workload.unit == u for r in results)]
+    units = [u for u in ("µs", "ms", "MiB", "KiB") if any(r.workload.unit == u for r in results)]
     panels = [[r for r in results if r.workload.unit == unit] for unit in units]
-    heights = [max(1.5, 0.55 * len(panel) + 0.8) for panel in panels]
+    heights = [max(1.8, 0.8 * len(panel) + 0.8) for panel in panels]
     figure, axes = plt.subplots(
         len(panels),
         1,
-        figsize=(11, sum(heights) + 1),
+        figsize=(12, sum(heights) + 1),
         gridspec_kw={"height_ratios": heights},
         squeeze=False,
     )
-    bar = 0.27
+    bar = 0.8 / len(IMPLEMENTATIONS)
+    middle = (len(IMPLEMENTATIONS) - 1) / 2
     for ax, unit, panel in zip(axes[:, 0], units, panels, strict=True):
         positions = range(len(panel))
         for offset, name in enumerate(IMPLEMENTATIONS):
             values = [r.median(name) for r in panel]
             bars = ax.barh(
-                [p + (offset - 1) * bar for p in positions],
+                [p + (offset - middle) * bar for p in positions],
                 [v if v is not None and v > 0 else 0 for v in values],
                 height=bar,
                 color=_COLORS[name],
@@ -259,7 +283,7 @@ def write_png(results: Sequence[Result], env: dict[str, Any], path: Path) -> Non
                 bars,
                 labels=[format_value(v) if v else "" for v in values],
                 padding=2,
-                fontsize=6,
+                fontsize=5,
             )
         ax.set_xscale("log")
         measured = [v for r in panel for n in IMPLEMENTATIONS if (v := r.median(n))]
@@ -275,7 +299,7 @@ def write_png(results: Sequence[Result], env: dict[str, Any], path: Path) -> Non
         handles,
         labels,
         loc="upper center",
-        ncol=3,
+        ncol=len(IMPLEMENTATIONS),
         fontsize=9,
         frameon=False,
         bbox_to_anchor=(0.5, 0.965),
@@ -283,8 +307,10 @@ def write_png(results: Sequence[Result], env: dict[str, Any], path: Path) -> Non
     versions = env["versions"]
     figure.suptitle(
         f"leanchain {versions.get('leanchain')} vs LangChain (core "
-        f"{versions.get('langchain-core')}, classic {versions.get('langchain-classic')}) "
-        f"vs plain Python — {env['date'][:10]}, {env['machine']['cpu_count']} CPUs, "
+        f"{versions.get('langchain-core')}, classic {versions.get('langchain-classic')}, "
+        f"langchain {versions.get('langchain')}), pydantic-ai "
+        f"{versions.get('pydantic-ai-slim')}, OpenAI Agents {versions.get('openai-agents')}"
+        f" vs plain Python — {env['date'][:10]}, {env['machine']['cpu_count']} CPUs, "
         f"Python {env['python']['version']}",
         fontsize=10,
         y=0.99,

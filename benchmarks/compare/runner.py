@@ -18,20 +18,40 @@ from benchmarks.compare.measure import measure_all
 from benchmarks.compare.report import environment, from_json, print_table, write_outputs
 from benchmarks.compare.spec import WORKLOADS, Implementation, Settings
 
-__all__ = ["RESULTS", "implementations", "main"]
+__all__ = ["RESULTS", "implementations", "main", "no_tracing"]
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 """Where a full run writes ``latest.json``, ``latest.md`` and ``latest.png``."""
 
 
 def implementations() -> dict[str, Implementation]:
-    """The three columns' implementations; importing LangChain's needs it installed."""
-    # LangSmith tracing would send every run over the network (and slow LangChain down).
+    """Every column's implementation; importing LangChain's needs it installed (the peers'
+    modules import their libraries only when a case is built)."""
+    no_tracing()
+    from benchmarks.compare import (
+        lang,
+        lean,
+        peer_create_agent,
+        peer_openai_agents,
+        peer_pydantic_ai,
+        plain,
+    )
+
+    return {
+        "plain": plain.CASES,
+        "leanchain": lean.CASES,
+        "langchain": lang.CASES,
+        "create_agent": peer_create_agent.CASES,
+        "pydantic_ai": peer_pydantic_ai.CASES,
+        "openai_agents": peer_openai_agents.CASES,
+    }
+
+
+def no_tracing() -> None:
+    """Turn off LangSmith tracing: it would send every run over the network (and slow
+    LangChain down). The OpenAI Agents SDK's tracing is turned off where its agents are built."""
     os.environ["LANGSMITH_TRACING"] = "false"
     os.environ["LANGCHAIN_TRACING_V2"] = "false"
-    from benchmarks.compare import lang, lean, plain
-
-    return {"plain": plain.CASES, "leanchain": lean.CASES, "langchain": lang.CASES}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str]) -> int:
-    """Measure every chosen workload in plain Python, leanchain and LangChain."""
+    """Measure every chosen workload in every column that implements it."""
     args = _parser().parse_args(argv)
     if args.list:
         for workload in WORKLOADS:

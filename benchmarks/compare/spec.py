@@ -1,8 +1,10 @@
 """The workloads, written once: what each measures, in which unit, and how cases look.
 
-An implementation (`plain`, `lean`, `lang`) maps each workload key to a factory that takes the
-`Settings` and returns a `Case`: a `Call` (a function timed over many calls) or an `Import`
-(Python code timed, and its peak memory read, in a fresh interpreter).
+An implementation (`plain`, `lean`, `lang` and the peers' `peer_*`) maps each workload key to a
+factory that takes the `Settings` and returns a `Case`: a `Call` (a function timed over many
+calls), an `Import` (Python code timed, and its peak memory read, in a fresh interpreter) or a
+`Concurrent` (many concurrent agent runs in a fresh interpreter against a fake server in
+another one: their wall time and memory per run).
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 __all__ = [
+    "CONCURRENT_ITERATIONS",
     "EVENT_STEPS",
     "EVENT_STREAMS",
     "IMPLEMENTATIONS",
+    "PEERS",
     "WORKLOADS",
     "Call",
     "Case",
     "CaseFactory",
+    "Concurrent",
     "Implementation",
     "Import",
     "Kind",
@@ -28,8 +33,19 @@ __all__ = [
     "workload",
 ]
 
-IMPLEMENTATIONS = ("plain", "leanchain", "langchain")
-"""The three columns, in table order."""
+IMPLEMENTATIONS = (
+    "plain",
+    "leanchain",
+    "langchain",
+    "create_agent",
+    "pydantic_ai",
+    "openai_agents",
+)
+"""The columns, in table order: the lower bound, leanchain, LangChain (langchain-core and
+classic's AgentExecutor), then the agent peers: LangChain 1.x ``create_agent`` (LangGraph),
+pydantic-ai and the OpenAI Agents SDK."""
+PEERS = IMPLEMENTATIONS[2:]
+"""The columns compared with leanchain."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +80,21 @@ class Settings:
         """Chunks of the streaming workloads."""
         return 50 if self.quick else 10_000
 
+    @property
+    def concurrent_runs(self) -> int:
+        """Agent runs in flight at once in the concurrent workload."""
+        return 5 if self.quick else 1_000
+
+    @property
+    def concurrent_rounds(self) -> int:
+        """Rounds of the concurrent workload (each is a fresh interpreter per column)."""
+        return 1 if self.quick else 3
+
+    @property
+    def latency_seconds(self) -> float:
+        """The fake server's fixed latency in the concurrent workload, per model call."""
+        return 0.01 if self.quick else 0.1
+
 
 @dataclass(frozen=True)
 class Call:
@@ -87,12 +118,29 @@ class Import:
     code: str
 
 
-Case: TypeAlias = Call | Import
+@dataclass(frozen=True)
+class Concurrent:
+    """A case measured by `benchmarks.compare.concurrent` in a fresh interpreter.
+
+    ``Settings.concurrent_runs`` agent runs of `CONCURRENT_ITERATIONS` model calls each, all
+    in flight at once over the real async OpenAI SDK, against a fake server in another process
+    that answers every call after ``Settings.latency_seconds``.
+
+    Args:
+        column: the implementation (a key of `IMPLEMENTATIONS`) the child runs.
+    """
+
+    column: str
+
+
+Case: TypeAlias = Call | Import | Concurrent
 CaseFactory: TypeAlias = Callable[[Settings], Case]
 Implementation: TypeAlias = Mapping[str, CaseFactory]
 """A workload key → the factory of its case; a key that is missing is not measured."""
 
-Kind: TypeAlias = Literal["call", "import_time", "import_memory"]
+Kind: TypeAlias = Literal[
+    "call", "import_time", "import_memory", "concurrent_time", "concurrent_memory"
+]
 
 
 @dataclass(frozen=True)
@@ -105,7 +153,7 @@ class Workload:
     """What it measures, in words."""
     group: str
     """The section of the report (and of the chart)."""
-    unit: Literal["µs", "ms", "MiB"]
+    unit: Literal["µs", "ms", "MiB", "KiB"]
     """The unit of the reported medians."""
     kind: Kind = "call"
     """How a case is measured: timed calls, or a fresh interpreter's time or memory."""
@@ -115,6 +163,8 @@ class Workload:
     """A footnote for the report."""
 
 
+CONCURRENT_ITERATIONS = 3
+"""Model calls per run of the concurrent workload: 2 tool calls, then the answer."""
 EVENT_STEPS = 10
 """The steps of the chain whose events are streamed (``events_10``)."""
 EVENT_STREAMS = 20
@@ -157,6 +207,13 @@ WORKLOADS: tuple[Workload, ...] = (
                 "import the same three and ChatOpenAI",
                 "leanchain imports the openai SDK when the first model is created; "
                 "langchain-openai imports it with the class",
+            ),
+            (
+                "agent",
+                "an agent program over OpenAI: its imports and the model object",
+                "the agent, tool and chat-model imports and one OpenAI chat model built (which "
+                "imports the openai SDK on every side); plain: `import openai` and an "
+                "`AsyncOpenAI` client, the hand-written loop's needs",
             ),
             ("top", "import leanchain", "leanchain only"),
             (
@@ -256,7 +313,38 @@ WORKLOADS: tuple[Workload, ...] = (
         per=_const(10),
         note="real HTTP to leanchain.testing.FakeProviderServer on 127.0.0.1 (same process); "
         "plain: the openai SDK in a loop; LangChain's AgentExecutor streams the model "
-        "(stream_runnable=True), leanchain's only when a callback listens",
+        "(stream_runnable=True), leanchain's only when a callback listens; pydantic-ai's "
+        "run_sync and the OpenAI Agents SDK's Runner.run_sync run their async loop on an "
+        "event loop of their own (neither has a sync path over a sync client)",
+    ),
+    Workload(
+        "agent_openai_async",
+        "the same, async (AsyncOpenAI), per iteration",
+        "agents",
+        "µs",
+        per=_const(10),
+        note="each run awaited on one event loop; plain: the async openai SDK in a loop",
+    ),
+    Workload(
+        "concurrent_time",
+        f"1,000 concurrent agent runs x {CONCURRENT_ITERATIONS} calls, 100 ms server latency: "
+        "wall time",
+        "concurrent",
+        "ms",
+        kind="concurrent_time",
+        note="every run in flight at once on one event loop, over the async openai SDK, against "
+        "a FakeProviderServer in another process that answers each call after 100 ms (a tool "
+        "call until the run has sent 2 tool results, then the answer); each round is a fresh "
+        "interpreter per column, after 10 warm-up runs; the lower bound is 3 x 100 ms",
+    ),
+    Workload(
+        "concurrent_memory",
+        "the same: memory per run in flight",
+        "concurrent",
+        "KiB",
+        kind="concurrent_memory",
+        note="(peak resident memory during the 1,000 runs - resident memory before them) / "
+        "1,000, measured in the same runs as the wall time",
     ),
 )
 """Every workload, in report order."""

@@ -207,6 +207,18 @@ class Page:
             raise BrowserError(f"{expression!r} threw: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    def wait_until(self, condition: str, timeout: float = 10.0) -> bool:
+        """Whether the JavaScript `condition` became true within `timeout` seconds (it is
+        checked on every animation frame: for what an event handler does after a click)."""
+        return bool(
+            self.evaluate(
+                "new Promise(done => { const end = performance.now() + "
+                f"{timeout * 1000}; const check = () => {{ if ({condition}) done(true);"
+                " else if (performance.now() > end) done(false);"
+                " else requestAnimationFrame(check); }; check(); })"
+            )
+        )
+
     def click(self, selector: str) -> None:
         """A real mouse click (press and release) in the middle of the element."""
         box = self.evaluate(

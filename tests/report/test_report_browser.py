@@ -112,7 +112,7 @@ def test_errors_stand_out_and_their_links_open_the_step(show: Show) -> None:
     )
     page.click(".error-list a")
     assert page.evaluate("location.hash") == "#run-1-step-10"
-    assert page.evaluate("document.querySelector('#run-1-step-10').open") is True
+    assert page.wait_until("document.querySelector('#run-1-step-10').open")
     assert page.problems() == []
 
 

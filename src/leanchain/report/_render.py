@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from dataclasses import dataclass, fields
 from functools import cache
 from importlib import resources
@@ -171,7 +172,11 @@ def _step_body(report: Report, step: StepRecord) -> str:
         )
     if step.kind == "model":
         facts = {"model": step.model, **(step.settings or {})}
-        parts.append(block("Request", content_html(facts)))
+        lines = "\n".join(
+            f"{key}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+            for key, value in facts.items()
+        )
+        parts.append(block("Request", content_html(lines)))
         parts.append(block("Prompt", messages_html(step.input), "prompt"))
         if step.output is not None:
             parts.append(block("Reply", messages_html(step.output), "reply"))

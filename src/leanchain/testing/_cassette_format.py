@@ -278,13 +278,16 @@ _WIDTH = 96
 _LINE_BY_LINE = frozenset({"content_lines", "chunks"})
 
 
-def _is_message(value: Any) -> bool:
-    """A message is always written one field a line, so that its diffs stay field by field."""
-    return (
-        isinstance(value, dict)
-        and "type" in value
-        and ("content" in value or "content_lines" in value)
-    )
+def _holds_message(value: Any) -> bool:
+    """Whether `value` is or holds a message: those are written one field a line, so that
+    their diffs stay field by field."""
+    if isinstance(value, dict):
+        if "type" in value and ("content" in value or "content_lines" in value):
+            return True
+        return any(isinstance(v, (dict, list)) and _holds_message(v) for v in value.values())
+    if isinstance(value, list):
+        return any(isinstance(v, (dict, list)) and _holds_message(v) for v in value)
+    return False
 
 
 def _pretty(value: Any, depth: int, key: str) -> Iterator[str]:
@@ -293,7 +296,7 @@ def _pretty(value: Any, depth: int, key: str) -> Iterator[str]:
         yield flat
         return
     fits = 2 * depth + len(key) + len(flat) <= _WIDTH
-    if fits and key not in _LINE_BY_LINE and not _is_message(value):
+    if fits and key not in _LINE_BY_LINE and not _holds_message(value):
         yield flat
         return
     pad, inner = "  " * depth, "  " * (depth + 1)

@@ -8,6 +8,7 @@ from typing import Any, Final, TypeAlias
 
 from ._ai import AIMessage, AIMessageChunk
 from ._base import BaseMessage, BaseMessageChunk
+from ._buffer import get_buffer_string
 from ._simple import (
     ChatMessage,
     ChatMessageChunk,
@@ -189,39 +190,6 @@ def _openai_tool_call(call: Any) -> Any:
             args = json.loads(args, strict=False) if args else {}
         return {"name": function.get("name"), "args": args, "id": call.get("id")}
     return call
-
-
-def get_buffer_string(
-    messages: Sequence[BaseMessage], human_prefix: str = "Human", ai_prefix: str = "AI"
-) -> str:
-    """The conversation as text, one ``Role: text`` line per message.
-
-    Example: ``'Human: hi\\nAI: yo\\nSystem: s\\nTool: t'``.
-
-    Raises:
-        ValueError: a message of a kind without a prefix.
-    """
-    lines = []
-    for message in messages:
-        if isinstance(message, HumanMessage):
-            role = human_prefix
-        elif isinstance(message, AIMessage):
-            role = ai_prefix
-        elif isinstance(message, SystemMessage):
-            role = "System"
-        elif isinstance(message, FunctionMessage):
-            role = "Function"
-        elif isinstance(message, ToolMessage):
-            role = "Tool"
-        elif isinstance(message, ChatMessage):
-            role = message.role
-        else:
-            raise ValueError(f"Got unsupported message type: {message!r}")
-        line = f"{role}: {message.text}"
-        if isinstance(message, AIMessage) and "function_call" in message.additional_kwargs:
-            line += f"{message.additional_kwargs['function_call']}"
-        lines.append(line)
-    return "\n".join(lines)
 
 
 def message_to_dict(message: BaseMessage) -> dict[str, Any]:

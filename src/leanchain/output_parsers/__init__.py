@@ -4,7 +4,8 @@ a list of strings, tool calls).
 Parsers are runnables with run type ``"parser"``. `StrOutputParser` streams chunk by chunk;
 `JsonOutputParser` and `PydanticOutputParser` stream the growing value; the list parsers
 stream each item once it is complete; the tool-call parsers (`JsonOutputToolsParser`,
-`JsonOutputKeyToolsParser`, `PydanticToolsParser`) stream the growing calls. Output a parser
+`JsonOutputKeyToolsParser`, `PydanticToolsParser`) stream the growing calls; `XMLOutputParser`
+streams each leaf element (it never processes a DTD or expands an entity). Output a parser
 cannot read raises `OutputParserException`.
 """
 
@@ -33,6 +34,7 @@ from leanchain.output_parsers._tool_calls import (
     JsonOutputToolsParser,
     PydanticToolsParser,
 )
+from leanchain.output_parsers._xml import XMLOutputParser
 
 SimpleJsonOutputParser = JsonOutputParser
 """LangChain's other name for `JsonOutputParser` (the same class)."""
@@ -54,6 +56,7 @@ __all__ = [
     "PydanticToolsParser",
     "SimpleJsonOutputParser",
     "StrOutputParser",
+    "XMLOutputParser",
     "generation_message",
     "generation_text",
 ]

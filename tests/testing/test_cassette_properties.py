@@ -22,8 +22,13 @@ from leanchain.testing._cassette_format import (
     request_key,
 )
 
-scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=20)
-scalars = scalars | st.floats(allow_nan=False, allow_infinity=False)
+scalars: st.SearchStrategy[Any] = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=20),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
 json_values = st.recursive(
     scalars,
     lambda inner: (

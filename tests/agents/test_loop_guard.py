@@ -121,10 +121,19 @@ async def test_a_cycle_is_named_and_stopped(kind: Kind, mode: Mode) -> None:
     guard = LoopGuard(repeat_limit=5)
     executor, model = _executor(kind, pair * 5 + [kind.answer("never")], guard=guard)
     result = await run(executor, {"input": "q"}, mode)
+    native = kind.garbage is None  # native tool calls carry {"text": ...}, text agents a str
+    search, lookup = (
+        ("search(text='x')", "lookup(text='y')")
+        if native
+        else (
+            "search('x')",
+            "lookup('y')",
+        )
+    )
     warning = (
-        "\n\n[LoopGuard] You keep repeating the same calls (search → lookup) and getting the "
-        "same results. Change your approach: use different arguments or another tool, or give "
-        "your final answer."
+        f"\n\n[LoopGuard] You keep repeating the same calls ({search} → {lookup}) and getting "
+        "the same results. Change your approach: use different arguments or another tool, or "
+        "give your final answer."
     )
     assert _observations(result) == [
         "nothing",
@@ -134,8 +143,8 @@ async def test_a_cycle_is_named_and_stopped(kind: Kind, mode: Mode) -> None:
         "nothing",  # still cycling (lookup → search): stopped
     ]
     assert result["output"] == (
-        "Agent stopped by LoopGuard: the agent kept repeating the calls lookup → search with "
-        "the same results."
+        f"Agent stopped by LoopGuard: the agent kept repeating the calls {lookup} → {search} "
+        "with the same results."
     )
     assert len(model.requests) == 5
 

@@ -66,6 +66,12 @@ def _parser() -> argparse.ArgumentParser:
         "(needs --model)",
     )
     demo.add_argument(
+        "--loop",
+        action="store_true",
+        help="make the offline model repeat its first tool call, to watch LoopGuard warn it "
+        "and then stop the run",
+    )
+    demo.add_argument(
         "--report",
         metavar="FILE",
         type=Path,
@@ -120,7 +126,13 @@ def _demo_command(args: argparse.Namespace, out: TextIO) -> None:
         raise CliError("--base-url needs --model, e.g. --model openai:NAME --base-url URL")
     spec = None if args.model is None else parse_model(args.model, args.base_url)
     if args.report is None:
-        run_demo(agent_types_for(args.agent), question=args.question, spec=spec, out=out)
+        run_demo(
+            agent_types_for(args.agent),
+            question=args.question,
+            spec=spec,
+            out=out,
+            loop=args.loop,
+        )
         return
     from leanchain.cli._report import save_report
     from leanchain.report import ReportCallbackHandler
@@ -133,6 +145,7 @@ def _demo_command(args: argparse.Namespace, out: TextIO) -> None:
             spec=spec,
             out=out,
             callbacks=[handler],
+            loop=args.loop,
         )
     finally:  # a failed run is worth a look too
         save_report(handler.report(), args.report)

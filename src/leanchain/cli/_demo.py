@@ -11,6 +11,7 @@ from typing import Any, Final, TextIO, TypeAlias
 
 from leanchain.agents import (
     AgentExecutor,
+    LoopGuard,
     create_json_chat_agent,
     create_react_agent,
     create_structured_chat_agent,
@@ -25,7 +26,7 @@ from leanchain.agents.prompts import (
     XML_PROMPT,
 )
 from leanchain.callbacks import BaseCallbackHandler
-from leanchain.cli._demo_models import AGENT_TYPES, DEMO_QUESTION, demo_model
+from leanchain.cli._demo_models import AGENT_TYPES, DEMO_QUESTION, demo_model, stuck_model
 from leanchain.cli._demo_tools import demo_tools
 from leanchain.cli._errors import CliError
 from leanchain.cli._models import ModelSpec, make_model
@@ -70,8 +71,9 @@ def build_agent(agent_type: str, llm: Any, tools: Sequence[BaseTool]) -> Runnabl
 def build_executor(agent_type: str, llm: Any) -> AgentExecutor:
     """An executor for `agent_type` over `llm` and the demo tools.
 
-    Parsing errors are shown to the model (a real model sometimes slips out of the format)
-    and a run stops after ten steps.
+    Parsing errors are shown to the model (a real model sometimes slips out of the format),
+    a `LoopGuard` warns, then stops, a model that repeats itself, and a run stops after ten
+    steps.
     """
     tools = demo_tools()
     return AgentExecutor(
@@ -79,6 +81,7 @@ def build_executor(agent_type: str, llm: Any) -> AgentExecutor:
         tools=tools,
         handle_parsing_errors=True,
         max_iterations=10,
+        middleware=[LoopGuard()],
     )
 
 
@@ -89,11 +92,13 @@ def run_demo(
     spec: ModelSpec | None,
     out: TextIO,
     callbacks: Sequence[BaseCallbackHandler] = (),
+    loop: bool = False,
 ) -> dict[str, str]:
     """Run each agent type on the question, tracing it to `out`; the final answers by type.
 
     `callbacks` observe every run (``--report`` passes a `ReportCallbackHandler`); each run
-    is named after its agent type.
+    is named after its agent type. With `loop` the offline model is stuck on its first tool
+    call (``--loop``), to show `LoopGuard` warning it, then stopping the run.
 
     Raises:
         CliError: the offline model was asked another question, or a real model could not be
@@ -112,7 +117,10 @@ def run_demo(
     for number, agent_type in enumerate(agent_types):
         if number:
             out.write("\n")
-        llm = demo_model(agent_type) if shared is None else shared
+        if shared is not None:
+            llm: Any = shared
+        else:
+            llm = stuck_model(agent_type) if loop else demo_model(agent_type)
         executor = build_executor(agent_type, llm)
         trace = Trace(out, colour=colour)
         trace.header(f"{agent_type} agent ({_FACTORIES[agent_type][0]}, {model_name})", asked)

@@ -25,7 +25,7 @@ from typing import Any, Final
 from leanchain.language_models import ChatRequest, FunctionChatModel, Reply
 from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-__all__ = ["AGENT_TYPES", "DEMO_ANSWER", "DEMO_QUESTION", "demo_model"]
+__all__ = ["AGENT_TYPES", "DEMO_ANSWER", "DEMO_QUESTION", "demo_model", "stuck_model"]
 
 AGENT_TYPES: Final = ("tool-calling", "react", "structured-chat", "json-chat", "xml")
 """The agent types the demo runs, in order."""
@@ -288,3 +288,23 @@ def demo_model(agent_type: str, *, chunk_delay: float | None = None) -> Function
     if player is None:
         raise ValueError(f"unknown agent type {agent_type!r}; expected one of {AGENT_TYPES}")
     return FunctionChatModel(player, chunk_delay=chunk_delay, name="offline-demo-model")
+
+
+def stuck_model(agent_type: str) -> FunctionChatModel:
+    """An offline model stuck in a loop (``leanchain demo --loop``): it answers every turn with
+    its first tool call, whatever the observations say, until `LoopGuard` stops it.
+
+    Raises:
+        ValueError: an unknown agent type.
+    """
+    player = _PLAYERS.get(agent_type)
+    if player is None:
+        raise ValueError(f"unknown agent type {agent_type!r}; expected one of {AGENT_TYPES}")
+    first: list[Reply] = []
+
+    def stuck(messages: list[BaseMessage], request: ChatRequest) -> Reply:
+        if not first:
+            first.append(player(messages, request))
+        return first[0]  # the same call again (a fresh tool-call id each time)
+
+    return FunctionChatModel(stuck, name="offline-demo-model")

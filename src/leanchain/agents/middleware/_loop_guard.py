@@ -63,6 +63,15 @@ def _arguments(tool_input: Any) -> str:
         return repr(tool_input)
 
 
+def _label(tool: str, tool_input: Any) -> str:
+    """How a call reads in a message: ``search('cats')``, ``lookup(city='Paris')``."""
+    if isinstance(tool_input, dict):
+        inner = ", ".join(f"{k}={v!r}" for k, v in tool_input.items())
+    else:
+        inner = repr(tool_input)
+    return f"{tool}({_short(inner, 60)})"
+
+
 def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -132,23 +141,27 @@ class LoopGuard(AgentMiddleware):
     def after_step(self, run: AgentRun, steps: list[AgentStep]) -> list[AgentStep] | StopRun | None:
         state = run.state_for(self)
         if not state:
-            state.update(counts={}, calls=[], last=None, streak=0, warned=0)
+            state.update(counts={}, calls=[], last=None, streak=0, warned=0, warned_at=0)
+        iteration = run.iterations + 1
         kept: list[AgentStep] = []
         changed = False
         for step in steps:
             signal = self._observe(state, step)
-            if signal is None:
+            # One step is one decision of the model: a second signal in the iteration that
+            # was just warned about is the same loop, not a sign the warning went unheeded.
+            if signal is None or state["warned_at"] == iteration:
                 kept.append(step)
                 continue
             kind, warning, stopped = signal
             if state["warned"] < self.warnings:
                 state["warned"] += 1
-                run.emit(EVENT, self._event("warn", kind, warning, step, run))
+                state["warned_at"] = iteration
+                run.emit(EVENT, self._event("warn", kind, warning, step, iteration))
                 warned = f"{observation_text(step.observation)}\n\n[LoopGuard] {warning}"
                 kept.append(AgentStep(step.action, warned))
                 changed = True
                 continue
-            run.emit(EVENT, self._event("stop", kind, stopped, step, run))
+            run.emit(EVENT, self._event("stop", kind, stopped, step, iteration))
             if self.on_loop == "raise":
                 done = [*run.steps, *((s.action, s.observation) for s in [*kept, step])]
                 raise AgentLoopError(f"LoopGuard stopped the run: {stopped}", kind=kind, steps=done)
@@ -177,12 +190,12 @@ class LoopGuard(AgentMiddleware):
             key = f"{action.tool}\x00{_fingerprint(_arguments(action.tool_input))}\x00{seen}"
             counts: dict[str, int] = state["counts"]
             counts[key] = count = counts.get(key, 0) + 1
-            calls: list[str] = state["calls"]
-            calls.append(key)
+            calls: list[list[str]] = state["calls"]
+            calls.append([key, _label(action.tool, action.tool_input)])
             del calls[: -self.max_cycle_length * self.cycle_limit]
             cycle = self._cycle(calls)
             if cycle is not None:
-                names = " → ".join(c.split("\x00", 1)[0] for c in cycle)
+                names = " → ".join(cycle)
                 return (
                     "cycle",
                     f"You keep repeating the same calls ({names}) and getting the same "
@@ -206,27 +219,28 @@ class LoopGuard(AgentMiddleware):
             )
         return None
 
-    def _cycle(self, calls: list[str]) -> list[str] | None:
-        """The repeating sequence the calls end with, if they end with one."""
+    def _cycle(self, calls: list[list[str]]) -> list[str] | None:
+        """The labels of the repeating sequence the calls end with, if they end with one."""
+        keys = [key for key, _ in calls]
         for length in range(2, self.max_cycle_length + 1):
             span = length * self.cycle_limit
-            if len(calls) < span:
+            if len(keys) < span:
                 break
-            pattern = calls[-length:]
+            pattern = keys[-length:]
             if len(set(pattern)) < 2:
                 continue
-            tail = calls[-span:]
+            tail = keys[-span:]
             if all(tail[i] == pattern[i % length] for i in range(span)):
-                return pattern
+                return [label for _, label in calls[-length:]]
         return None
 
     def _event(
-        self, action: str, kind: str, message: str, step: AgentStep, run: AgentRun
+        self, action: str, kind: str, message: str, step: AgentStep, iteration: int
     ) -> dict[str, Any]:
         return {
             "action": action,
             "kind": kind,
             "message": message,
             "tool": step.action.tool,
-            "iteration": run.iterations + 1,
+            "iteration": iteration,
         }

@@ -385,27 +385,21 @@ async def test_verbose_prints_the_run_through_the_console_handler(
     agent = ScriptAgent(act("echo", "hi", "I should echo."), act("nope", "x"), finish("42"))
     executor = AgentExecutor(agent=agent, tools=tools(), verbose=True)
     assert await run(executor, {"input": "q"}, mode) == {"input": "q", "output": "42"}
-    first = "(AgentAction(tool='echo', tool_input='hi', log='I should echo.'), 'echo:hi')"
+    # The agent's view (ConsoleCallbackHandler's default): thoughts, calls, observations,
+    # the answer; the agent runnable's own runs are left out.
     assert TIMING.sub("[T]", capsys.readouterr().out).splitlines() == [
         "> agent:AgentExecutor  input: {'input': 'q'}",
-        "  > chain:ScriptAgent  input: {'input': 'q', 'intermediate_steps': []}",
-        "  < chain:ScriptAgent  [T]  output: "
-        "AgentAction(tool='echo', tool_input='hi', log='I should echo.')",
+        "  thought: I should echo.",
         "  -> action: echo 'hi'",
         "  > tool:echo  input: 'hi'",
         "  < tool:echo  [T]  output: 'echo:hi'",
-        f"  > chain:ScriptAgent  input: {{'input': 'q', 'intermediate_steps': [{first}]}}",
-        "  < chain:ScriptAgent  [T]  output: "
-        "AgentAction(tool='nope', tool_input='x', log='call nope')",
+        "  thought: call nope",
         "  -> action: nope 'x'",
         "  > tool:invalid_tool  input: "
         "{'requested_tool_name': 'nope', 'available_tool_names': ['echo', 'direct', 'direct2']}",
         "  < tool:invalid_tool  [T]  output: "
         "'nope is not a valid tool, try one of [echo, direct, direct2].'",
-        "  > chain:ScriptAgent  input: {'input': 'q', 'intermediate_steps': "
-        "[(AgentAction(tool='echo', tool_input='hi', log='I should echo.'), 'echo:hi'), (...",
-        "  < chain:ScriptAgent  [T]  output: "
-        "AgentFinish(return_values={'output': '42'}, log='FIN')",
+        "  thought: FIN",
         "  -> finish: {'output': '42'}",
         "< agent:AgentExecutor  [T]  output: {'input': 'q', 'output': '42'}",
     ]
@@ -429,7 +423,6 @@ def test_verbose_shows_stops_and_parse_errors(
     lines = TIMING.sub("[T]", capsys.readouterr().out).splitlines()
     assert lines == [
         "> agent:AgentExecutor  input: {'input': 'q'}",
-        "  > chain:ScriptAgent  input: {'input': 'q', 'intermediate_steps': []}",
         "  x chain:ScriptAgent  [T]  error: OutputParserException: no action",
         "  -> action: _Exception 'Say it again.'",
         "  -> finish: {'output': 'Agent stopped due to iteration limit or time limit.'}",
@@ -452,7 +445,7 @@ def test_verbose_adds_to_the_callers_handlers(
         "agent_finish",
         "chain_end",
     ]
-    assert capsys.readouterr().out.count("\n") == 5
+    assert capsys.readouterr().out.count("\n") == 4
 
 
 def test_verbose_colours_a_terminal_unless_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -463,9 +456,7 @@ def test_verbose_colours_a_terminal_unless_no_color(monkeypatch: pytest.MonkeyPa
     executor.invoke("q")
     assert TIMING.sub("[T]", out.getvalue()) == (
         "> \x1b[1magent:AgentExecutor\x1b[0m  input: {'input': 'q'}\n"
-        "  > \x1b[1mchain:ScriptAgent\x1b[0m  input: {'input': 'q', 'intermediate_steps': []}\n"
-        "  < \x1b[1mchain:ScriptAgent\x1b[0m  \x1b[2m[T]\x1b[0m  output: "
-        "AgentFinish(return_values={'output': '42'}, log='FIN')\n"
+        "  \x1b[2mthought: FIN\x1b[0m\n"
         "  \x1b[32m-> finish: {'output': '42'}\x1b[0m\n"
         "< \x1b[1magent:AgentExecutor\x1b[0m  \x1b[2m[T]\x1b[0m  output: "
         "{'input': 'q', 'output': '42'}\n"

@@ -12,7 +12,7 @@ from test_executor_agents import IDS, KINDS, Kind
 from test_executor_support import MODES, Mode, run
 
 from leanchain.agents import AgentExecutor
-from leanchain.agents.middleware import UsageLimits
+from leanchain.agents.middleware import LoopGuard, UsageLimits
 from leanchain.errors import AgentConfigurationError, UsageLimitExceeded
 from leanchain.language_models import FunctionChatModel, ScriptedChatModel
 from leanchain.messages import AIMessage, UsageMetadata, count_tokens_approximately
@@ -328,3 +328,40 @@ def test_whatever_the_model_scripts_the_limits_hold(
         assert sum(totals[:-1]) <= total_tokens_limit or not totals
     assert usage["requests"] == len(model.requests)
     assert usage["tool_calls"] == len(counted.ran)
+
+
+async def test_a_cancelled_async_run_leaves_nothing_behind() -> None:
+    import asyncio
+
+    from leanchain.language_models._intercept import INTERCEPTORS
+
+    started = asyncio.Event()
+
+    @tool
+    async def wait(text: str) -> str:
+        """Waits for a long time."""
+        started.set()
+        await asyncio.sleep(30)
+        return "late"
+
+    def reply(messages: list[Any], request: Any) -> Any:
+        calls = [("wait", {"text": "a"}), ("wait", {"text": "b"})]
+        return FunctionChatModel.tool_calls(*calls)
+
+    executor = AgentExecutor(
+        agent=KINDS[0].build(FunctionChatModel(reply), [wait]),
+        tools=[wait],
+        middleware=[UsageLimits(request_limit=5), LoopGuardForCancel()],
+    )
+    task = asyncio.ensure_future(executor.ainvoke({"input": "q"}))
+    await asyncio.wait_for(started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0)
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+    assert INTERCEPTORS.get() == ()
+
+
+class LoopGuardForCancel(LoopGuard):
+    """A LoopGuard (with its after_step) in the cancelled run's middleware."""

@@ -175,8 +175,7 @@ def _keep_error_step(
 ) -> tuple[list[AgentStep], AgentFinish | StopRun | None]:
     """The step an unparsable reply becomes, after the `after_step` hooks, kept."""
     step = run.parse_error_step(exc)
-    if run.manager:
-        run.manager.emit("on_agent_action", step.action)
+    run.announce([step.action])
     kept, answer = [step], None
     if run.executor.hooks.after_step:
         kept, answer = _hooks.after_step(run, kept)
@@ -189,8 +188,7 @@ async def _akeep_error_step(
 ) -> tuple[list[AgentStep], AgentFinish | StopRun | None]:
     """Async `_keep_error_step`."""
     step = run.parse_error_step(exc)
-    if run.manager:
-        await run.manager.aemit("on_agent_action", step.action)
+    await run.aannounce([step.action])
     kept, answer = [step], None
     if run.executor.hooks.after_step:
         kept, answer = await _hooks.aafter_step(run, kept)

@@ -18,7 +18,14 @@ _EXPORTS: dict[str, str] = {
     "AgentFinish": "leanchain.agents.schema",
     "AgentMiddleware": "leanchain.agents.middleware",
     "AgentStep": "leanchain.agents.schema",
+    "BaseCheckpointer": "leanchain.agents._checkpoint",
+    "Decision": "leanchain.agents.middleware",
+    "HumanApproval": "leanchain.agents.middleware",
+    "InMemoryCheckpointer": "leanchain.agents._checkpoint",
     "LoopGuard": "leanchain.agents.middleware",
+    "Resume": "leanchain.agents._resume",
+    "RunState": "leanchain.agents._state",
+    "SqliteCheckpointer": "leanchain.agents._checkpoint",
     "ToolAgentAction": "leanchain.agents.schema",
     "UsageLimits": "leanchain.agents.middleware",
     "create_json_chat_agent": "leanchain.agents._json_chat",
@@ -37,7 +44,14 @@ __all__ = [
     "AgentFinish",
     "AgentMiddleware",
     "AgentStep",
+    "BaseCheckpointer",
+    "Decision",
+    "HumanApproval",
+    "InMemoryCheckpointer",
     "LoopGuard",
+    "Resume",
+    "RunState",
+    "SqliteCheckpointer",
     "ToolAgentAction",
     "UsageLimits",
     "create_json_chat_agent",
@@ -64,8 +78,15 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from leanchain.agents._checkpoint import (
+        BaseCheckpointer,
+        InMemoryCheckpointer,
+        SqliteCheckpointer,
+    )
     from leanchain.agents._json_chat import create_json_chat_agent
     from leanchain.agents._openai_functions import create_openai_functions_agent
+    from leanchain.agents._resume import Resume
+    from leanchain.agents._state import RunState
     from leanchain.agents.executor import AgentExecutor
     from leanchain.agents.factories import (
         create_openai_tools_agent,
@@ -74,7 +95,13 @@ if TYPE_CHECKING:
         create_tool_calling_agent,
         create_xml_agent,
     )
-    from leanchain.agents.middleware import AgentMiddleware, LoopGuard, UsageLimits
+    from leanchain.agents.middleware import (
+        AgentMiddleware,
+        Decision,
+        HumanApproval,
+        LoopGuard,
+        UsageLimits,
+    )
     from leanchain.agents.schema import (
         AgentAction,
         AgentActionMessageLog,

@@ -134,6 +134,8 @@ class AgentRun:
         state: each middleware's state for this run, by key (plain data; `state_for`).
         output_extras: keys added to the run's outputs (``"stopped_reason"``, ...).
         pending: the planned calls of a paused run, run first when it resumes.
+        checkpoint: the run's id and where it is saved (`leanchain.agents._resume.Durability`),
+            or ``None`` when it is neither saved nor can pause.
     """
 
     __slots__ = (
@@ -141,6 +143,7 @@ class AgentRun:
         "_atool_handler",
         "_model_handler",
         "_tool_handler",
+        "checkpoint",
         "config",
         "elapsed_before",
         "executor",
@@ -178,6 +181,7 @@ class AgentRun:
         self.pending: list[AgentAction] | None = None
         self.interrupt: Interrupt | None = None
         self.resumed = False
+        self.checkpoint: Any = None
         self.warn_on_stop = warn_on_stop
         hooks = executor.hooks
         self._model_handler: Callable[[ModelRequest], Plan] = self._plan_call

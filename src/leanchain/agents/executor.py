@@ -8,9 +8,10 @@ their async twins.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from leanchain.agents._loop import Event, Finished, Interrupted, Planned, Stepped, asteps, steps
+from leanchain.agents._loop import Event, Finished, Interrupted, Planned, Stepped
+from leanchain.agents._resume import Resume, arun_events, resumed_run, run_events
 from leanchain.agents._run import AgentRun
 from leanchain.agents._stopping import final_answer_chain
 from leanchain.agents.middleware._base import AgentMiddleware
@@ -23,6 +24,10 @@ from leanchain.runnables.base import Runnable, coerce_to_runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 from leanchain.runnables.utils import AddableDict
 from leanchain.tools import BaseTool
+
+if TYPE_CHECKING:
+    from leanchain.agents._checkpoint import BaseCheckpointer
+    from leanchain.agents._state import RunState
 
 __all__ = ["AgentExecutor", "AgentExecutorIterator"]
 
@@ -55,7 +60,7 @@ def _prompt_keys(agent: Runnable[Any, Any]) -> list[str] | None:
     return None
 
 
-class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
+class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
     """Runs an agent: plan, call tools (concurrently), feed back observations, until it finishes.
 
     Args:
@@ -86,6 +91,10 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
             tokens reach them as they come (with no handler it is invoked: same result).
         middleware: what governs the run beyond these settings (`LoopGuard`, `UsageLimits`,
             your own `AgentMiddleware`), in order: the first wraps the others.
+        checkpointer: where to save each run's state (when it starts, after every step,
+            when it pauses and when it finishes), under the config's
+            ``configurable["thread_id"]``, so that `resume` can continue it later, in this
+            process or another (`InMemoryCheckpointer`, `SqliteCheckpointer`).
 
     An exception that ends a run (a provider error, a tool's error when
     ``handle_tool_errors`` is off) propagates unchanged, so ``except`` clauses work as usual;
@@ -106,6 +115,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         "_prompt_keys",
         "agent",
         "callbacks",
+        "checkpointer",
         "early_stopping_method",
         "final_answer_chain",
         "handle_parsing_errors",
@@ -145,6 +155,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         metadata: dict[str, Any] | None = None,
         stream_runnable: bool = True,
         middleware: Sequence[AgentMiddleware] = (),
+        checkpointer: BaseCheckpointer | None = None,
     ) -> None:
         if not isinstance(agent, Runnable) and not callable(agent):
             raise AgentConfigurationError(
@@ -204,6 +215,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
         self._prompt_keys = _prompt_keys(self.agent)
         self.middleware: tuple[AgentMiddleware, ...] = tuple(middleware)
         self.hooks = HookTable(self.middleware)
+        self.checkpointer = _checked_checkpointer(checkpointer)
         for m in self.middleware:
             m.setup(self)
 
@@ -304,53 +316,55 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
 
     def _new_run(
         self,
-        input: dict[str, Any] | str,
+        input: dict[str, Any] | str | Resume,
         config: RunnableConfig | None,
         *,
         warn_on_stop: bool = False,
     ) -> AgentRun:
-        inputs = self.prepare_inputs(input)
+        inputs = {} if isinstance(input, Resume) else self.prepare_inputs(input)
         config = ensure_config(config)
         if self._config is not None:
             config = merge_configs(self._config, config)
         if self.verbose:
             # A handler per run: it decides on colour when the run starts, for the stdout of then.
             config = merge_configs(config, {"callbacks": [ConsoleCallbackHandler()]})
+        if isinstance(input, Resume):
+            return resumed_run(self, input, config, warn_on_stop=warn_on_stop)
         return AgentRun(self, inputs, config, warn_on_stop=warn_on_stop)
 
     # -- views of the loop ------------------------------------------------------------------
 
     def invoke(
         self,
-        input: dict[str, Any] | str,
+        input: dict[str, Any] | str | Resume,
         config: RunnableConfig | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
         """Run the agent to the end; the inputs merged with the outputs."""
         run = self._new_run(input, config)
         last: Event | None = None
-        for event in steps(run):
+        for event in run_events(run):
             last = event
         assert isinstance(last, Finished)
         return {**run.inputs, **last.outputs}
 
     async def ainvoke(
         self,
-        input: dict[str, Any] | str,
+        input: dict[str, Any] | str | Resume,
         config: RunnableConfig | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
         """Async `invoke`: tool calls run as tasks and the time limit cancels a hung step."""
         run = self._new_run(input, config)
         last: Event | None = None
-        async for event in asteps(run):
+        async for event in arun_events(run):
             last = event
         assert isinstance(last, Finished)
         return {**run.inputs, **last.outputs}
 
     def stream(
         self,
-        input: dict[str, Any] | str,
+        input: dict[str, Any] | str | Resume,
         config: RunnableConfig | None = None,
         **kwargs: Any,
     ) -> Iterator[dict[str, Any]]:
@@ -360,7 +374,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
 
     def astream(
         self,
-        input: dict[str, Any] | str,
+        input: dict[str, Any] | str | Resume,
         config: RunnableConfig | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
@@ -369,7 +383,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
 
     def iter(
         self,
-        input: dict[str, Any] | str,
+        input: dict[str, Any] | str | Resume,
         config: RunnableConfig | None = None,
         *,
         callbacks: Callbacks = None,
@@ -380,13 +394,44 @@ class AgentExecutor(Runnable[dict[str, Any] | str, dict[str, Any]]):
             config = merge_configs(config, {"callbacks": callbacks})
         return AgentExecutorIterator(self, input, config)
 
+    def resume(
+        self,
+        state: str | RunState | dict[str, Any],
+        decisions: dict[str, Any] | None = None,
+        config: RunnableConfig | None = None,
+    ) -> dict[str, Any]:
+        """Continue a paused or interrupted run to its end (``invoke(Resume(state, ...))``).
+
+        Args:
+            state: a thread id (its latest state is read from the checkpointer), a paused
+                run's ``outputs["state"]``, or that state's JSON form as a dict.
+            decisions: for a run paused for approval: a decision per waiting call, by call id
+                (``True``/``"approve"``, ``False``/``"reject"``, a `Decision`, or its dict).
+            config: the run's config (callbacks, ...); its thread id is the one resumed.
+
+        Raises:
+            RunStateError: nothing to resume (no saved run, a finished run, a stale state).
+            ApprovalError: decisions that cannot be applied; nothing has run.
+        """
+        return self.invoke(Resume(state, decisions), config)
+
+    async def aresume(
+        self,
+        state: str | RunState | dict[str, Any],
+        decisions: dict[str, Any] | None = None,
+        config: RunnableConfig | None = None,
+    ) -> dict[str, Any]:
+        """Async `resume`."""
+        return await self.ainvoke(Resume(state, decisions), config)
+
 
 class AgentExecutorIterator:
     """One agent run, iterated step by step with ``for`` or ``async for``.
 
     Args:
         agent_executor: the executor to run.
-        inputs: its input (a plain string follows `AgentExecutor.prepare_inputs`).
+        inputs: its input (a plain string follows `AgentExecutor.prepare_inputs`; a
+            `Resume` continues a saved run).
         config: the run's config.
         yield_actions: yield `stream`'s chunks (actions and steps one by one) instead of one
             ``{"intermediate_step": [...]}`` per iteration.
@@ -397,13 +442,15 @@ class AgentExecutorIterator:
     def __init__(
         self,
         agent_executor: AgentExecutor,
-        inputs: dict[str, Any] | str,
+        inputs: dict[str, Any] | str | Resume,
         config: RunnableConfig | None = None,
         *,
         yield_actions: bool = False,
     ) -> None:
         self.agent_executor = agent_executor
-        self.inputs = agent_executor.prepare_inputs(inputs)
+        self.inputs = (
+            inputs if isinstance(inputs, Resume) else agent_executor.prepare_inputs(inputs)
+        )
         self.config = config
         self.yield_actions = yield_actions
         self._run: AgentRun | None = None
@@ -426,12 +473,12 @@ class AgentExecutorIterator:
     def __iter__(self) -> Iterator[AddableDict]:
         # LangChain warns about a limit that ended the run from here, not from invoke.
         self._run = run = self.agent_executor._new_run(self.inputs, self.config, warn_on_stop=True)
-        for event in steps(run):
+        for event in run_events(run):
             yield from _chunks(event, self.yield_actions)
 
     async def __aiter__(self) -> AsyncIterator[AddableDict]:
         self._run = run = self.agent_executor._new_run(self.inputs, self.config, warn_on_stop=True)
-        async for event in asteps(run):
+        async for event in arun_events(run):
             for chunk in _chunks(event, self.yield_actions):
                 yield chunk
 
@@ -452,6 +499,19 @@ def _chunks(event: Event, yield_actions: bool) -> list[AddableDict]:
     final = AddableDict(event.outputs)
     final["messages"] = event.finish.messages if event.finish is not None else []
     return [final]
+
+
+def _checked_checkpointer(checkpointer: Any) -> BaseCheckpointer | None:
+    if checkpointer is None:
+        return None
+    from leanchain.agents._checkpoint import BaseCheckpointer
+
+    if not isinstance(checkpointer, BaseCheckpointer):
+        raise AgentConfigurationError(
+            "checkpointer must be a BaseCheckpointer (InMemoryCheckpointer, "
+            f"SqliteCheckpointer, ...), got {type(checkpointer).__name__}"
+        )
+    return checkpointer
 
 
 def _check_agent_tools(agent: Runnable[Any, Any], names: tuple[str, ...]) -> None:

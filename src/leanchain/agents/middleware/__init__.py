@@ -8,6 +8,7 @@ reads which hooks a class overrides once, when it is built, and calls only those
 from __future__ import annotations
 
 from leanchain.agents._run import AgentRun
+from leanchain.agents.middleware._approval import ApprovalRequest, Decision, HumanApproval
 from leanchain.agents.middleware._base import (
     AgentMiddleware,
     Interrupt,
@@ -22,6 +23,9 @@ from leanchain.agents.middleware._usage import UsageLimits
 __all__ = [
     "AgentMiddleware",
     "AgentRun",
+    "ApprovalRequest",
+    "Decision",
+    "HumanApproval",
     "Interrupt",
     "LoopGuard",
     "ModelRequest",

@@ -173,6 +173,32 @@ def test_the_demo_report_loads_cleanly(
     assert page.problems() == []
 
 
+def test_loop_guard_warnings_and_its_stop_are_marked_on_the_timeline(
+    show: Show, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "loop.json"
+    assert main(["demo", "--agent", "tool-calling", "--loop", "--report", str(saved)]) == 0
+    capsys.readouterr()
+    page = show(load_report(saved.read_text(encoding="utf-8")))
+    events = page.evaluate(
+        "[...document.querySelectorAll('details.event')].map(e => [e.className,"
+        " e.querySelector('.name').textContent, e.querySelector('.said').textContent])"
+    )
+    assert [(css, name) for css, name, _ in events] == [
+        ("event guard", "leanchain.loop_guard"),
+        ("event guard stop", "leanchain.loop_guard"),
+    ]
+    assert events[1][2].startswith("stop — the agent kept repeating the calls city_facts(")
+    stop_mark = "getComputedStyle(document.querySelector('.event.stop .mark')).backgroundColor"
+    assert page.evaluate(stop_mark) == "rgb(207, 34, 46)"
+    page.click(".event.stop > summary")
+    assert visible(page, ".event.stop .body pre")
+    assert '"action": "stop"' in page.evaluate(
+        "document.querySelector('.event.stop .body pre').textContent"
+    )
+    assert page.problems() == []
+
+
 def test_without_chromium_the_tests_fail_saying_how_to_install_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

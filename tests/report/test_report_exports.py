@@ -12,7 +12,7 @@ def test_all_lists_every_public_name() -> None:
     public = {
         name
         for name in vars(leanchain.report)
-        if not name.startswith("_") and name != "annotations"
+        if name.isidentifier() and not name.startswith("_") and name != "annotations"
     }
     assert set(leanchain.report.__all__) == public
     for name in leanchain.report.__all__:

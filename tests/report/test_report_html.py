@@ -97,7 +97,8 @@ def test_the_numbers_people_read() -> None:
     assert (
         facts
         == [
-            "13 steps · 4 model calls · 4 tool calls · 880 input + 59 output tokens · cost "
+            "13 steps · 4 model calls · 4 tool calls · 1 event · 880 input + 59 output tokens · "
+            "cost "
             '0.000167 USD · <span class="errors">1 error</span>'
         ]
         * 2

@@ -56,6 +56,7 @@ class _Totals:
     models: int = 0
     tools: int = 0
     errors: int = 0
+    events: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
@@ -75,7 +76,7 @@ def _cost(report: Report, step: StepRecord) -> float | None:
 
 
 def _totals(report: Report, run: RunRecord) -> _Totals:
-    totals = _Totals(steps=len(run.steps))
+    totals = _Totals(steps=len(run.steps), events=len(run.events))
     for step in run.steps:
         totals.errors += step.error is not None
         if step.kind == "tool":
@@ -240,6 +241,8 @@ def _event_row(number_: int, event: EventRecord, context: _RowContext) -> str:
             said += f" failed: {error.get('type')}: {error.get('message')}"
     else:
         css = "guard" if event.name.startswith("leanchain.") else "custom"
+        if isinstance(data, dict) and data.get("action") == "stop":
+            css += " stop"
         if isinstance(data, dict) and ("action" in data or "message" in data):
             said = f"{data.get('action', '')} — {data.get('message', '')}"
         else:
@@ -306,6 +309,8 @@ def _facts(report: Report, totals: _Totals) -> str:
         f"{number(totals.models)} model calls",
         f"{number(totals.tools)} tool calls",
     ]
+    if totals.events:
+        facts.append(f"{number(totals.events)} event" + ("" if totals.events == 1 else "s"))
     if totals.with_usage:
         facts.append(
             f"{number(totals.input_tokens)} input + {number(totals.output_tokens)} output tokens"

@@ -3,7 +3,8 @@
 ``ScriptedChatModel`` and friends stand in for a chat model inside pipelines and agents.
 ``FakeProviderServer`` speaks the OpenAI Chat Completions and Anthropic Messages wire formats on
 127.0.0.1, so tests can point the real SDK clients at it and stay offline and deterministic.
-``cassette`` records every chat-model call of a block to a readable JSON file and plays it back.
+``cassette`` records every chat-model call of a block to a readable JSON file and plays it back;
+``HumanChatModel`` lets a person play the model.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from leanchain.testing._cassette import (
     cassette,
 )
 from leanchain.testing._cassette_format import CassetteFormatError
+from leanchain.testing._human import HumanChatModel
 from leanchain.testing._recording import REDACTED, RecordedRequest
 from leanchain.testing._script import (
     BrokenStream,
@@ -52,6 +54,7 @@ __all__ = [
     "FinishReason",
     "FunctionChatModel",
     "GenericFakeChatModel",
+    "HumanChatModel",
     "MidStreamError",
     "Provider",
     "RecordedRequest",

@@ -14,6 +14,12 @@ OPEN_MODELS: list[ChatOpenAI | ChatAnthropic] = []
 """Models made by the helpers below; the conftest closes them after each test."""
 
 
+def who(server: FakeProviderServer, provider: str) -> str:
+    """How errors name the fake server: a compatible server, by host and port."""
+    label = "OpenAI" if provider == "openai" else "Anthropic"
+    return f"{label}-compatible server 127.0.0.1:{server.port}"
+
+
 def last_body(server: FakeProviderServer) -> dict[str, Any]:
     """The JSON body of the last request the server received."""
     body = server.requests[-1].body

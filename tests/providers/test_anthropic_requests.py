@@ -372,7 +372,7 @@ def test_bind_tools_sends_anthropic_schemas(
         ("required", None, {"type": "any"}),
         (True, None, {"type": "any"}),
         ("none", None, {"type": "none"}),
-        (False, False, {"type": "none"}),
+        (False, False, {"type": "auto", "disable_parallel_tool_use": True}),
         ("get_time", None, {"type": "tool", "name": "get_time"}),
         ({"type": "tool", "name": "get_weather"}, None, {"type": "tool", "name": "get_weather"}),
         (
@@ -402,6 +402,16 @@ def test_every_tool_choice_form(
     )
     bound.invoke("hi")
     assert last_body(server)["tool_choice"] == wire
+
+
+def test_tool_choice_false_sends_none_as_langchain_does(
+    server: FakeProviderServer, anthropic_model: ChatAnthropic
+) -> None:
+    server.enqueue(ScriptedReply(text="ok"))
+    anthropic_model.bind_tools([get_weather], tool_choice=False).invoke("hi")
+    body = last_body(server)
+    assert "tool_choice" not in body
+    assert [tool["name"] for tool in body["tools"]] == ["get_weather"]
 
 
 def test_parallel_off_from_the_model_setting(server: FakeProviderServer) -> None:

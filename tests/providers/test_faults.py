@@ -9,7 +9,7 @@ import anthropic as anthropic_sdk
 import httpx2
 import openai as openai_sdk
 import pytest
-from providers_support import anthropic, openai
+from providers_support import anthropic, openai, who
 
 from leanchain.errors import (
     AuthenticationError,
@@ -32,7 +32,6 @@ from leanchain.testing import (
 )
 
 Factory = Callable[..., BaseChatModel]
-LABEL = {"openai": "OpenAI", "anthropic": "Anthropic"}
 REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
 
 
@@ -87,7 +86,7 @@ def test_429_past_the_retries_is_a_rate_limit_error_with_retry_after(
     code = " (code 'rate_limit_exceeded')" if provider == "openai" else ""
     assert fields(error) == {
         "type": "RateLimitError",
-        "message": f"{LABEL[provider]} answered 429: Rate limit exceeded{code}",
+        "message": f"{who(server, provider)} answered 429: Rate limit exceeded{code}",
         "provider": provider,
         "status_code": 429,
         "retryable": True,
@@ -139,7 +138,7 @@ def test_4xx_is_not_retried(
     server.enqueue(ScriptedError(status, message="nope"), ScriptedReply(text="unused"))
     error = error_of(lambda: make(server, max_retries=2).invoke("hi"))
     assert (type(error), error.status_code, error.retryable) == (kind, status, False)
-    assert str(error).startswith(f"{LABEL[error.provider]} answered {status}: nope")
+    assert str(error).startswith(f"{who(server, error.provider)} answered {status}: nope")
     assert len(server.requests) == 1
 
 
@@ -149,7 +148,8 @@ def test_bad_request_names_code_and_param(server: FakeProviderServer) -> None:
     )
     error = error_of(lambda: openai(server).invoke("hi", stop=["x"]))
     assert str(error) == (
-        "OpenAI answered 400: 'stop' is not supported (code 'unsupported_parameter')"
+        f"OpenAI-compatible server 127.0.0.1:{server.port} answered 400: 'stop' is not "
+        "supported (code 'unsupported_parameter')"
     )
 
 
@@ -160,7 +160,7 @@ def test_timeout_before_the_answer(
     error = error_of(lambda: make(server, timeout=0.1).invoke("hi"))
     assert fields(error) == {
         "type": "ProviderTimeoutError",
-        "message": f"{LABEL[provider]} did not answer within the timeout",
+        "message": f"{who(server, provider)} did not answer within the timeout",
         "provider": provider,
         "status_code": None,
         "retryable": True,
@@ -174,7 +174,10 @@ def test_connection_refused(make: Factory, provider: str) -> None:
         pass  # stopped: its port now refuses connections
     error = error_of(lambda: make(gone).invoke("hi"))
     assert type(error) is ProviderConnectionError
-    assert str(error).startswith(f"Could not reach {LABEL[provider]}: ")
+    path = "/v1/chat/completions" if provider == "openai" else "/v1/messages"
+    assert str(error).startswith(
+        f"Could not reach {who(gone, provider)} at http://127.0.0.1:{gone.port}{path}: "
+    )
     assert error.retryable is True
 
 
@@ -198,7 +201,7 @@ def test_broken_stream(server: FakeProviderServer, make: Factory, provider: str)
     assert seen == ["abcd"]
     assert fields(error) == {
         "type": "StreamError",
-        "message": f"{LABEL[provider]} stream broke off mid-answer: peer closed connection "
+        "message": f"{who(server, provider)} stream broke off mid-answer: peer closed connection "
         "without sending complete message body (incomplete chunked read)",
         "provider": provider,
         "status_code": 200,
@@ -220,7 +223,7 @@ def test_stream_that_ends_early_is_an_error_not_a_short_answer(
     end = "no finish_reason" if provider == "openai" else "no message_stop"
     assert type(error) is StreamError
     assert str(error) == (
-        f"{LABEL[provider]} stream ended before the answer was complete ({end} arrived)"
+        f"{who(server, provider)} stream ended before the answer was complete ({end} arrived)"
     )
 
 
@@ -230,7 +233,7 @@ def test_error_event_mid_stream(server: FakeProviderServer, make: Factory, provi
     kind = "server_error" if provider == "openai" else "overloaded_error"
     assert fields(error) == {
         "type": "StreamError",
-        "message": f"{LABEL[provider]} stream failed mid-answer with {kind}: Overloaded",
+        "message": f"{who(server, provider)} stream failed mid-answer with {kind}: Overloaded",
         "provider": provider,
         "status_code": 200,
         "retryable": True,
@@ -255,7 +258,7 @@ def test_stalled_stream_times_out(server: FakeProviderServer, make: Factory, pro
     _, error = stream_until_error(make(server, timeout=0.2))
     assert fields(error) == {
         "type": "ProviderTimeoutError",
-        "message": f"{LABEL[provider]} did not answer within the timeout while streaming",
+        "message": f"{who(server, provider)} did not answer within the timeout while streaming",
         "provider": provider,
         "status_code": None,
         "retryable": True,

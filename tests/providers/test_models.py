@@ -131,7 +131,7 @@ def test_one_client_for_many_threads(server: FakeProviderServer) -> None:
 
     def ask() -> None:
         answers.append(str(model.invoke("hi").content))
-        clients.add(id(model._client))
+        clients.add(id(model._sync_client()))
 
     threads = [threading.Thread(target=ask) for _ in range(8)]
     for thread in threads:
@@ -146,9 +146,11 @@ def test_close_then_use_again(server: FakeProviderServer) -> None:
     model = anthropic(server)
     server.enqueue(ScriptedReply(text="a"), ScriptedReply(text="b"))
     assert model.invoke("hi").content == "a"
+    client = model._sync_client()
     model.close()
-    assert model._client is None
+    assert client.is_closed()
     assert model.invoke("hi").content == "b"
+    assert model._sync_client() is not client
 
 
 def test_async_clients_close_with_their_event_loop(server: FakeProviderServer) -> None:

@@ -262,7 +262,9 @@ def test_function_calling_stays_the_default_and_takes_strict(
     assert structured.invoke("Ann Lee is 30.") == {"name": "Ann", "age": 3}
     body = last_body(server)
     assert "response_format" not in body
-    assert body["tool_choice"] == "required"
+    # As LangChain: the tool named and one call only ("required" is not known everywhere).
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "PersonDict"}}
+    assert body["parallel_tool_calls"] is False
     assert body["tools"] == [
         {
             "type": "function",

@@ -319,7 +319,6 @@ def test_bind_tools_sends_openai_schemas(
         ("required", "required"),
         ("any", "required"),
         (True, "required"),
-        (False, "none"),
         ("get_time", {"type": "function", "function": {"name": "get_time"}}),
         (
             {"type": "function", "function": {"name": "get_weather"}},
@@ -337,6 +336,20 @@ def test_every_tool_choice_form(
     server.enqueue(ScriptedReply(text="ok"))
     openai_model.bind_tools([get_weather, get_time], tool_choice=choice).invoke("hi")
     assert last_body(server)["tool_choice"] == wire
+
+
+@pytest.mark.parametrize("choice", [False, None])
+def test_tool_choice_false_sends_none_as_langchain_does(
+    server: FakeProviderServer, openai_model: ChatOpenAI, choice: Any
+) -> None:
+    # LangChain sends no tool_choice for False (the model stays free to call a tool); it
+    # used to be sent as "none", which forbids calling one.
+    server.enqueue(ScriptedReply(text="ok"), ScriptedReply(text="ok"))
+    openai_model.bind_tools([get_weather], tool_choice=choice).invoke("hi")
+    assert "tool_choice" not in last_body(server)
+    openai_model.bind_tools([get_weather]).invoke("hi", tool_choice=choice)
+    assert "tool_choice" not in last_body(server)
+    assert last_body(server)["tools"][0]["function"]["name"] == "get_weather"
 
 
 def test_tool_choice_naming_no_bound_tool_fails_at_bind_time(openai_model: ChatOpenAI) -> None:

@@ -196,16 +196,18 @@ async def test_async_client_is_made_once_per_event_loop(
 ) -> None:
     server.enqueue(ScriptedReply(text="a"), ScriptedReply(text="b"))
     await openai_model.ainvoke("hi")
+    client = openai_model._async_client()
     await openai_model.ainvoke("hi")
-    assert len(openai_model._async_clients) == 1
+    assert openai_model._async_client() is client
+    assert openai_model._pool.loop_count() == 1
 
 
 def test_sync_client_is_made_once(server: FakeProviderServer, openai_model: ChatOpenAI) -> None:
     server.enqueue(ScriptedReply(text="a"), ScriptedReply(text="b"))
     openai_model.invoke("hi")
-    client = openai_model._client
+    client = openai_model._sync_client()
     openai_model.invoke("hi")
-    assert openai_model._client is client
+    assert openai_model._sync_client() is client
 
 
 class Tokens(BaseCallbackHandler):
@@ -244,5 +246,6 @@ def test_with_structured_output_forces_the_tool(
     )
     result = openai_model.with_structured_output(Weather).invoke("Weather in Paris?")
     assert result == Weather(city="Paris", celsius=21)
-    assert last_body(server)["tool_choice"] == "required"
+    assert last_body(server)["tool_choice"] == {"type": "function", "function": {"name": "Weather"}}
+    assert last_body(server)["parallel_tool_calls"] is False
     assert [tool["function"]["name"] for tool in last_body(server)["tools"]] == ["Weather"]

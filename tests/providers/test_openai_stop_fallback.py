@@ -12,7 +12,7 @@ from typing import Any
 
 import openai as openai_sdk
 import pytest
-from providers_support import API_KEY, anthropic, openai
+from providers_support import API_KEY, anthropic, openai, who
 
 from leanchain.agents import AgentExecutor, create_react_agent
 from leanchain.agents.prompts import REACT_PROMPT
@@ -95,10 +95,25 @@ async def test_ainvoke_retries_without_stop_cuts_and_remembers(
 
 # The server streams REPLY 4 characters at a time: "Acti", ..., "her\n", "Acti", ...,
 # "ris\n", "Obse", "rvat", "ion:", ...; a "\n" waits until the next piece shows what follows.
+# The rest of the stream is read past the marker, without its text: the last chunk has what
+# the server said at its end (model, usage), the finish reason saying "stop".
 STREAMED = [
     AIMessageChunk(content=piece, id="chatcmpl-fake1")
     for piece in ["Acti", "on: ", "get_", "weat", "her", "\nActi", "on I", "nput", ": Pa", "ris"]
-] + [AIMessageChunk(content="", id="chatcmpl-fake1", chunk_position="last")]
+] + [
+    AIMessageChunk(
+        content="",
+        id="chatcmpl-fake1",
+        response_metadata={
+            "model_provider": "openai",
+            "model_name": "o3",
+            "finish_reason": "stop",
+            "system_fingerprint": "fp_fake",
+        },
+        usage_metadata=USAGE,
+        chunk_position="last",
+    )
+]
 
 
 def test_stream_retries_without_stop_and_ends_at_the_marker(
@@ -213,7 +228,7 @@ def test_another_400_is_not_retried(server: FakeProviderServer, o3: ChatOpenAI) 
     with pytest.raises(BadRequestError) as caught:
         o3.invoke("hi")
     assert type(caught.value) is BadRequestError
-    assert str(caught.value) == "OpenAI answered 400: Invalid 'messages': empty"
+    assert str(caught.value) == f"{who(server, 'openai')} answered 400: Invalid 'messages': empty"
     assert len(server.requests) == 1
 
 
@@ -223,8 +238,8 @@ async def test_an_unsupported_parameter_that_must_stay_is_not_dropped(
     server.reject_parameter("temperature", model="o3")
     model = openai(server, model="o3", temperature=0.2)
     message = (
-        "OpenAI answered 400: Unsupported parameter: 'temperature' is not supported with this "
-        "model. (code 'unsupported_parameter', param 'temperature')"
+        f"{who(server, 'openai')} answered 400: Unsupported parameter: 'temperature' is not "
+        "supported with this model. (code 'unsupported_parameter', param 'temperature')"
     )
     with pytest.raises(BadRequestError) as caught:
         model.invoke("hi", stop=OBS)

@@ -248,7 +248,8 @@ def tool_call_output(
         model: the model.
         schema: a pydantic model class, a TypedDict class or a JSON schema dict.
         include_raw: as for `BaseChatModel.with_structured_output`.
-        **bind_kwargs: more arguments for the model's `bind_tools` (``strict=``, ...).
+        **bind_kwargs: more arguments for the model's `bind_tools` (``strict=``,
+            ``tool_choice=`` instead of ``"any"``, ...).
 
     Raises:
         ValueError: `schema` is none of the above.
@@ -262,7 +263,8 @@ def tool_call_output(
         raise NotImplementedError("with_structured_output is not implemented for this model.")
     validate, is_model = _validator(schema)
     tool_name = convert_to_openai_tool(schema)["function"]["name"]
-    llm = model.bind_tools([schema], tool_choice="any", **bind_kwargs)
+    # A provider may force its tool by name instead (bind_kwargs["tool_choice"]).
+    llm = model.bind_tools([schema], **{"tool_choice": "any", **bind_kwargs})
     parser_name = "PydanticToolsParser" if is_model else "JsonOutputKeyToolsParser"
     parser = ToolCallOutputParser(tool_name, validate, include_raw=include_raw, name=parser_name)
     if include_raw:

@@ -216,8 +216,9 @@ def anthropic_tool_choice(
     """Anthropic's ``tool_choice`` for any leanchain form of it, or ``None`` to send none.
 
     A bound tool's name, ``"auto"``, ``"none"``, ``"any"``/``"required"``, ``True`` (= any),
-    ``False`` (= none), or a dict (Anthropic's form, or OpenAI's named form). ``parallel=False``
-    adds ``disable_parallel_tool_use`` (with ``auto`` when no choice is given).
+    or a dict (Anthropic's form, or OpenAI's named form); ``None`` and ``False`` send none
+    (as LangChain). ``parallel=False`` adds ``disable_parallel_tool_use`` (with ``auto`` when
+    no choice is given).
 
     Raises:
         ValueError: a name that no tool in `tools` has.
@@ -225,13 +226,13 @@ def anthropic_tool_choice(
     """
     result: dict[str, Any]
     names = [tool.get("name") for tool in tools]
-    if choice is None:
+    if choice is None or choice is False:
         if parallel is not False:
             return None
         result = {"type": "auto"}
     elif choice is True or choice in ("any", "required"):
         result = {"type": "any"}
-    elif choice is False or choice == "none":
+    elif choice == "none":
         return {"type": "none"}
     elif isinstance(choice, str) and choice in names:
         result = {"type": "tool", "name": choice}

@@ -22,9 +22,16 @@ any other status                                  ProviderStatusError
 ===============================================  =========================================
 
 ``retryable`` follows the SDKs' own rule (408, 409, 429 and 5xx, overridden by the
-``x-should-retry`` header). The SDK exception stays reachable as ``__cause__``; the message never
-contains the API key. `unsupported_parameter` reads OpenAI's "this model does not take that
-parameter" 400 from it.
+``x-should-retry`` header). A mid-stream error event is retryable when its ``code`` is such a
+status (gateways such as LiteLLM label them ``"500"``/``"429"``) or its ``type`` names an
+overload, a rate limit, a server error or a timeout, in the vendors' words or a gateway's
+(``internal_server_error``, ``throttling_error``...).
+
+Messages name who answered: the vendor for its own endpoint, else the server's host and port
+(``OpenAI-compatible server 127.0.0.1:4000``); a connection error also names the URL it tried
+(without password or query string). The SDK exception stays reachable as ``__cause__``; the
+key is masked in the message and in every chained exception (``_keys.scrub_chain``).
+`unsupported_parameter` reads OpenAI's "this model does not take that parameter" 400 from it.
 """
 
 from __future__ import annotations
@@ -46,11 +53,13 @@ from leanchain.errors import (
     StreamError,
 )
 
+from ._keys import scrub_chain
+from ._urls import tried_url
+
 __all__ = [
     "incomplete_stream",
     "map_provider_error",
     "provider_label",
-    "scrub",
     "unsupported_parameter",
 ]
 
@@ -59,16 +68,24 @@ _BAD_REQUEST: Final = frozenset({400, 404, 409, 413, 422})
 _AUTH: Final = frozenset({401, 403})
 _RETRYABLE_STATUS: Final = frozenset({408, 409, 429})
 _RETRYABLE_STREAM_TYPES: Final = frozenset(
-    {"overloaded_error", "api_error", "server_error", "rate_limit_error", "timeout_error"}
+    {
+        # the vendors' own
+        "overloaded_error",
+        "api_error",
+        "server_error",
+        "rate_limit_error",
+        "timeout_error",
+        # gateways' and compatible servers' (LiteLLM, vLLM, ...)
+        "internal_server_error",
+        "throttling_error",
+        "rate_limit_exceeded",
+        "service_unavailable",
+        "service_unavailable_error",
+        "too_many_requests",
+        "timeout",
+        "overloaded",
+    }
 )
-_REDACTED: Final = "**********"
-
-
-def scrub(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` replaced by asterisks."""
-    if secret and secret in text:
-        return text.replace(secret, _REDACTED)
-    return text
 
 
 def provider_label(provider: str) -> str:
@@ -76,11 +93,12 @@ def provider_label(provider: str) -> str:
     return _LABELS.get(provider, provider)
 
 
-def incomplete_stream(provider: str, missing: str, request_id: str | None) -> StreamError:
+def incomplete_stream(
+    provider: str, server: str, missing: str, request_id: str | None
+) -> StreamError:
     """The error for a stream that ended without `missing`, the event that ends an answer."""
     return StreamError(
-        f"{provider_label(provider)} stream ended before the answer was complete "
-        f"(no {missing} arrived)",
+        f"{server} stream ended before the answer was complete (no {missing} arrived)",
         provider=provider,
         status_code=200,
         retryable=True,
@@ -94,6 +112,8 @@ def map_provider_error(
     sdk: ModuleType,
     provider: str,
     secret: str | None,
+    server: str | None = None,
+    base_url: str | None = None,
     mid_stream: bool = False,
     request_id: str | None = None,
 ) -> ProviderError | None:
@@ -103,13 +123,15 @@ def map_provider_error(
         exc: what the SDK (or httpx2 under it) raised.
         sdk: the ``openai`` or ``anthropic`` module, whose exception classes to test against.
         provider: ``"openai"`` or ``"anthropic"``.
-        secret: the API key, scrubbed from the message should the provider echo it.
+        secret: the API key, masked in the error and its chain should the provider echo it.
+        server: who answered, as messages name it (default: the provider's name).
+        base_url: the model's base URL, named by a connection error whose request is unknown.
         mid_stream: whether the failure came while iterating a stream that had started.
         request_id: the request id of the stream's response, for failures that carry none.
     """
     import httpx2  # loaded with the SDK already; never at `import leanchain.providers`
 
-    label = provider_label(provider)
+    label = server or provider_label(provider)
     error: ProviderError
     if isinstance(exc, (sdk.APITimeoutError, httpx2.TimeoutException)):
         where = " while streaming" if mid_stream else ""
@@ -129,8 +151,10 @@ def map_provider_error(
                 request_id=request_id,
             )
         else:
+            url = tried_url(exc, base_url)
+            where = f" at {url}" if url else ""
             error = ProviderConnectionError(
-                f"Could not reach {label}: {_cause_text(exc)}",
+                f"Could not reach {label}{where}: {_cause_text(exc)}",
                 provider=provider,
                 retryable=True,
                 request_id=request_id,
@@ -148,8 +172,8 @@ def map_provider_error(
         )
     else:
         return None
-    _scrub_error(error, secret)
-    _scrub_error(exc, secret)  # it is printed too, as the cause
+    error.__cause__ = exc  # as `raise error from exc` will set it: scrubbed with the rest
+    scrub_chain(error, secret)
     return error
 
 
@@ -168,16 +192,6 @@ def unsupported_parameter(error: BaseException) -> str | None:
         return None
     param = getattr(cause, "param", None)
     return param if isinstance(param, str) and param else None
-
-
-def _scrub_error(exc: BaseException, secret: str | None) -> None:
-    if not secret:
-        return
-    exc.args = tuple(scrub(arg, secret) if isinstance(arg, str) else arg for arg in exc.args)
-    for name in ("message", "api_message"):
-        value = getattr(exc, name, None)
-        if isinstance(value, str) and secret in value:
-            setattr(exc, name, scrub(value, secret))
 
 
 def _status_error(exc: Any, label: str, provider: str) -> ProviderError:
@@ -220,7 +234,9 @@ def _stream_event_error(
     exc: Any, label: str, provider: str, request_id: str | None
 ) -> ProviderError:
     error_type = _error_type(exc)
-    kind = f" with {error_type}" if error_type else ""
+    code = _error_code(exc)
+    labels = [f"{error_type}" if error_type else "", f"code {code!r}" if code else ""]
+    kind = " with " + ", ".join(part for part in labels if part) if any(labels) else ""
     response = getattr(exc, "response", None)
     if request_id is None and response is not None:
         request_id = getattr(exc, "request_id", None)
@@ -229,9 +245,39 @@ def _stream_event_error(
         f"{label} stream failed mid-answer{kind}: {_api_message(exc)}",
         provider=provider,
         status_code=getattr(exc, "status_code", 200),
-        retryable=error_type in _RETRYABLE_STREAM_TYPES,
+        retryable=_retryable_event(error_type, code),
         request_id=request_id,
     )
+
+
+def _retryable_event(error_type: str | None, code: str | None) -> bool:
+    """Whether a mid-stream error event is worth a retry, by its status code or its label."""
+    if code is not None and code.isdigit() and len(code) == 3:
+        status = int(code)
+        return status in _RETRYABLE_STATUS or status >= 500
+    labels = {error_type, code} - {None}
+    return any(label.lower() in _RETRYABLE_STREAM_TYPES for label in labels if label)
+
+
+def _error_code(exc: Any) -> str | None:
+    """The error's ``code`` (OpenAI's and gateways' form) or ``details.error_code``."""
+    body = getattr(exc, "body", None)
+    holders: list[Any] = []
+    if isinstance(body, dict):
+        inner = body.get("error")
+        holders = [inner, body] if isinstance(inner, dict) else [body]
+    for holder in holders:
+        details = holder.get("details")
+        for found in (
+            holder.get("code"),
+            details.get("error_code") if isinstance(details, dict) else None,
+        ):
+            if isinstance(found, int) and not isinstance(found, bool):
+                return str(found)
+            if isinstance(found, str) and found:
+                return found
+    found = getattr(exc, "code", None)
+    return found if isinstance(found, str) and found else None
 
 
 def _error_type(exc: Any) -> str | None:

@@ -1,23 +1,31 @@
 """The one request flow of the provider adapters: invoke, stream, sync and async.
 
 `ProviderFlow` holds what every call does, once: build the request, call the SDK with its
-failures turned into typed errors, ask once more without a parameter the model rejects, read
-the reply or the stream, close the stream, and fail on a stream that ended early. A provider
-class supplies only the hooks: its request (`_params`, `_stream_params`), its SDK endpoint
-(`_endpoint`), its reply reader (`_message`), its stream reader (`_reader`) and a few names.
-Client-side stop sequences are the chat-model base's (``client_side_stop``).
+failures turned into typed errors (content JSON cannot carry included), ask once more without
+a parameter the model rejects, read the reply or the stream, close the stream, and fail on a
+stream that ended early. A provider class supplies only the hooks: its request (`_params`,
+`_stream_params`), its SDK endpoint (`_endpoint`), its reply reader (`_message`), its stream
+reader (`_reader`) and a few names.
+
+Client-side stop sequences (``client_side_stop``) cut a whole reply in the chat-model base; a
+stream is cut here, where the reader is: after the marker the rest of the server's stream is
+read without passing its text on, so that the reply still ends with what the server said at
+its end — finish reason, model, usage — as ``invoke`` with the same stop has it. (A server
+that honours ``stop`` ends the stream at the marker itself: there is nothing more to read.)
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from leanchain.errors import BadRequestError, ProviderError
+from leanchain.errors import BadRequestError, ProviderError, UnencodableContentError
 from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
+from leanchain.language_models._stop import StopScanner, stopped_metadata
 
 from ._common import ProviderChatModel
+from ._encoding import unencodable
 from ._errors import incomplete_stream, map_provider_error
 from ._tool_calls import result_from_chunks
 
@@ -73,6 +81,8 @@ class ProviderFlow(ProviderChatModel):
     _stream_end: ClassVar[str] = ""
     """What a stream that ended early lacks, named in its error."""
     _request_id_header: ClassVar[str] = ""
+    _allow_nan: ClassVar[bool] = True
+    """Whether the SDK sends NaN and infinity in JSON (Anthropic's refuses them)."""
     # The hooks that are plain functions are class attributes, called without a frame of
     # their own: they run on every call.
     _endpoint: ClassVar[Endpoint]
@@ -109,10 +119,11 @@ class ProviderFlow(ProviderChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        params = self._params(messages, stop, kwargs)
+        params = self._build(partial(self._params, messages, stop, kwargs), messages)
         if self._must_stream(params):
-            return result_from_chunks(list(self._chunks(partial(_streaming, params))))
-        return self._result(self._message(self._create(params)))
+            chunks = self._chunks(partial(_streaming, params), messages, None)
+            return result_from_chunks(list(chunks))
+        return self._result(self._message(self._create(params, messages)))
 
     async def _agenerate(
         self,
@@ -121,11 +132,11 @@ class ProviderFlow(ProviderChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        params = self._params(messages, stop, kwargs)
+        params = self._build(partial(self._params, messages, stop, kwargs), messages)
         if self._must_stream(params):
-            chunks = self._achunks(partial(_streaming, params))
+            chunks = self._achunks(partial(_streaming, params), messages, None)
             return result_from_chunks([chunk async for chunk in chunks])
-        return self._result(self._message(await self._acreate(params)))
+        return self._result(self._message(await self._acreate(params, messages)))
 
     def _stream(
         self,
@@ -134,7 +145,8 @@ class ProviderFlow(ProviderChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        return self._chunks(partial(self._stream_params, messages, stop, kwargs))
+        request = partial(self._stream_params, messages, stop, kwargs)
+        return self._chunks(request, messages, self._own_markers(stop))
 
     def _astream(
         self,
@@ -143,63 +155,120 @@ class ProviderFlow(ProviderChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        return self._achunks(partial(self._stream_params, messages, stop, kwargs))
+        request = partial(self._stream_params, messages, stop, kwargs)
+        return self._achunks(request, messages, self._own_markers(stop))
+
+    def _markers(self, stop: list[str] | None) -> list[str] | None:
+        return None  # the base class leaves the stream alone: `_chunks` cuts it
+
+    def _own_markers(self, stop: list[str] | None) -> list[str] | None:
+        return self._client_stop(stop) if self.client_side_stop else None
 
     # -- the flow -------------------------------------------------------------------------
 
-    def _chunks(self, request: Callable[[], Params]) -> Iterator[ChatGenerationChunk]:
-        """The streamed answer to ``request()``.
+    def _chunks(
+        self,
+        request: Callable[[], Params],
+        messages: Sequence[BaseMessage],
+        markers: list[str] | None,
+    ) -> Iterator[ChatGenerationChunk]:
+        """The streamed answer to ``request()``, cut at the first of `markers`.
 
         The request is built on the first step, inside the stream, so that a bad one fails
         where the run's callbacks see it.
         """
-        stream = self._create(request())
+        stream = self._create(self._build(request, messages), messages)
         reader = self._reader()
+        scanner = StopScanner(markers) if markers else None
+        cut: ChatGenerationChunk | None = None
         with stream:
-            for event in self._guard(stream, self._request_id(stream)):
+            events = self._guard(stream, self._request_id(stream))
+            for event in events:
                 chunk = reader.read(event)
-                if chunk is not None:
-                    yield ChatGenerationChunk(message=chunk)
-        yield self._last(reader, stream)
+                if chunk is None:
+                    continue
+                out: ChatGenerationChunk | None = ChatGenerationChunk(message=chunk)
+                if scanner is not None:
+                    out = scanner.step(out)  # type: ignore[arg-type]
+                    if scanner.marker is not None:
+                        cut = out
+                        break
+                if out is not None:
+                    yield out
+            if scanner is not None and scanner.marker is not None:
+                with _past_the_marker():
+                    for event in events:
+                        reader.read(event)
+        yield self._end(reader, stream, scanner, cut)
 
-    async def _achunks(self, request: Callable[[], Params]) -> AsyncIterator[ChatGenerationChunk]:
+    async def _achunks(
+        self,
+        request: Callable[[], Params],
+        messages: Sequence[BaseMessage],
+        markers: list[str] | None,
+    ) -> AsyncIterator[ChatGenerationChunk]:
         """Async `_chunks`."""
-        stream = await self._acreate(request())
+        stream = await self._acreate(self._build(request, messages), messages)
         reader = self._reader()
+        scanner = StopScanner(markers) if markers else None
+        cut: ChatGenerationChunk | None = None
         async with stream:
-            async for event in self._aguard(stream, self._request_id(stream)):
+            events = self._aguard(stream, self._request_id(stream))
+            async for event in events:
                 chunk = reader.read(event)
-                if chunk is not None:
-                    yield ChatGenerationChunk(message=chunk)
-        yield self._last(reader, stream)
+                if chunk is None:
+                    continue
+                out: ChatGenerationChunk | None = ChatGenerationChunk(message=chunk)
+                if scanner is not None:
+                    out = scanner.step(out)  # type: ignore[arg-type]
+                    if scanner.marker is not None:
+                        cut = out
+                        break
+                if out is not None:
+                    yield out
+            if scanner is not None and scanner.marker is not None:
+                with _past_the_marker():
+                    async for event in events:
+                        reader.read(event)
+        yield self._end(reader, stream, scanner, cut)
 
-    def _create(self, params: Params) -> Any:
+    def _build(self, request: Callable[[], Params], messages: Sequence[BaseMessage]) -> Params:
+        """``request()``, with content JSON cannot carry turned into a typed error."""
+        try:
+            return request()
+        except (ValueError, RecursionError) as exc:
+            error = self._unencodable(exc, messages, None)
+            if error is None:
+                raise
+        raise error from None  # the encoder's error holds the whole body: it says no more
+
+    def _create(self, params: Params, messages: Sequence[BaseMessage]) -> Any:
         """The SDK's answer to `params`; once more without a parameter the model rejects."""
         create = self._endpoint(self._sync_client())
         rejected = self._rejected
         if rejected.by_model:  # nothing rejected yet (the usual case) costs no call
-            params = rejected.known(params)
+            params = rejected.known(params, self.base_url)
         try:
-            return self._call(create, params)
+            return self._call(create, params, messages)
         except BadRequestError as error:
-            retry = rejected.retry(params, error)
+            retry = rejected.retry(params, error, self.base_url)
             if retry is None:
                 raise
-        return self._call(create, retry)
+        return self._call(create, retry, messages)
 
-    async def _acreate(self, params: Params) -> Any:
+    async def _acreate(self, params: Params, messages: Sequence[BaseMessage]) -> Any:
         """Async `_create`."""
         create = self._endpoint(self._async_client())
         rejected = self._rejected
         if rejected.by_model:  # nothing rejected yet (the usual case) costs no call
-            params = rejected.known(params)
+            params = rejected.known(params, self.base_url)
         try:
-            return await self._acall(create, params)
+            return await self._acall(create, params, messages)
         except BadRequestError as error:
-            retry = rejected.retry(params, error)
+            retry = rejected.retry(params, error, self.base_url)
             if retry is None:
                 raise
-        return await self._acall(create, retry)
+        return await self._acall(create, retry, messages)
 
     def _result(self, message: AIMessage) -> ChatResult:
         """The `ChatResult` of a whole answer, why the model stopped in ``generation_info``."""
@@ -207,14 +276,35 @@ class ProviderFlow(ProviderChatModel):
         info = {key: message.response_metadata.get(key)}
         return ChatResult(generations=[ChatGeneration(message=message, generation_info=info)])
 
-    def _last(self, reader: StreamReader, stream: Any) -> ChatGenerationChunk:
-        """A stream's closing chunk; a `StreamError` if the stream ended early."""
-        if not reader.complete:
-            raise incomplete_stream(self._provider, self._stream_end, self._request_id(stream))
+    def _end(
+        self,
+        reader: StreamReader,
+        stream: Any,
+        scanner: StopScanner | None,
+        cut: ChatGenerationChunk | None,
+    ) -> ChatGenerationChunk:
+        """A stream's closing chunk; a `StreamError` if it ended early (and was not cut)."""
+        marker = scanner.marker if scanner is not None else None
+        if marker is None and not reader.complete:
+            raise incomplete_stream(
+                self._provider, self.server, self._stream_end, self._request_id(stream)
+            )
         message = reader.finish()
         key = self._reason_key
-        info = {key: message.response_metadata.get(key)}
-        return ChatGenerationChunk(message=message, generation_info=info)
+        last = ChatGenerationChunk(
+            message=message, generation_info={key: message.response_metadata.get(key)}
+        )
+        if scanner is None:
+            return last
+        if marker is None:
+            return scanner.step(last) or last  # releases the held text (cut at a marker in it)
+        merged = message if cut is None else cut.message + message
+        metadata = stopped_metadata(merged.response_metadata, marker)
+        info = stopped_metadata(last.generation_info or {}, marker)
+        return ChatGenerationChunk(
+            message=merged.model_copy(update={"response_metadata": metadata}),
+            generation_info=dict(info),
+        )
 
     def _request_id(self, stream: Any) -> str | None:
         """The request id of a stream's response, if the server sent one."""
@@ -232,28 +322,51 @@ class ProviderFlow(ProviderChatModel):
             sdk=self._sdk,
             provider=self._provider,
             secret=self.api_key.get_secret_value(),
+            server=self.server,
+            base_url=self.base_url,
             mid_stream=mid_stream,
             request_id=request_id,
         )
 
-    def _call(self, create: Callable[..., T], params: Params) -> T:
+    def _unencodable(
+        self, exc: BaseException, messages: Sequence[BaseMessage], params: Params | None
+    ) -> UnencodableContentError | None:
+        return unencodable(
+            exc,
+            provider=self._provider,
+            owner=type(self).__name__,
+            messages=messages,
+            params=params,
+            allow_nan=self._allow_nan,
+        )
+
+    def _call(self, create: Callable[..., T], params: Params, messages: Sequence[BaseMessage]) -> T:
         """``create(**params)`` with SDK failures turned into typed errors."""
         try:
             return create(**params)
         except Exception as exc:
-            error = self._error(exc)
+            error = self._error(exc) or self._unencodable(exc, messages, params)
             if error is None:
                 raise
+            if isinstance(error, UnencodableContentError):
+                raise error from None
             raise error from exc
 
-    async def _acall(self, create: Callable[..., Awaitable[T]], params: Params) -> T:
+    async def _acall(
+        self,
+        create: Callable[..., Awaitable[T]],
+        params: Params,
+        messages: Sequence[BaseMessage],
+    ) -> T:
         """Async `_call`."""
         try:
             return await create(**params)
         except Exception as exc:
-            error = self._error(exc)
+            error = self._error(exc) or self._unencodable(exc, messages, params)
             if error is None:
                 raise
+            if isinstance(error, UnencodableContentError):
+                raise error from None
             raise error from exc
 
     def _guard(self, events: Iterator[T], request_id: str | None) -> Iterator[T]:
@@ -276,6 +389,19 @@ class ProviderFlow(ProviderChatModel):
             if error is None:
                 raise
             raise error from exc
+
+
+class _past_the_marker:
+    """Reading the rest of a stream cut at a stop marker: a failure there loses nothing the
+    caller gets (its text is discarded), so it ends the reading, not the answer."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> bool:
+        return isinstance(exc, ProviderError)
 
 
 def _streaming(params: Params) -> Params:

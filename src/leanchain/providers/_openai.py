@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from functools import partial
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import SecretStr
+from typing_extensions import Unpack
 
+from leanchain.errors import ProviderConfigurationError
 from leanchain.language_models._structured import check_method, json_reply_output, tool_call_output
 from leanchain.messages import AIMessage, BaseMessage
 
+from ._aliases import OPENAI_ALIASES, OPENAI_PASSTHROUGH, OPENAI_UNSUPPORTED, OpenAIAliases
 from ._flow import ProviderFlow
 from ._openai_convert import (
     openai_response_format,
@@ -84,6 +86,10 @@ class ChatOpenAI(ProviderFlow):
         timeout: seconds per attempt (default: the SDK's 600 s, 5 s to connect).
         max_retries: retries the SDK makes on 408/409/429/5xx and connection errors;
             leanchain adds none of its own.
+        organization: the OpenAI organization id sent with every request.
+        default_headers: more HTTP headers sent with every request (a gateway's, say).
+        streaming: ``invoke`` streams whenever a callback handler listens, so that it sees
+            every token (LangChain's setting); the reply is the same.
         stream_usage: ask for the usage chunk when streaming (``stream_options``); turn off
             for servers that reject ``stream_options``.
         parallel_tool_calls: sent with tool calls when set.
@@ -93,16 +99,21 @@ class ChatOpenAI(ProviderFlow):
             ``None`` (null, the OpenAI spec) or ``""`` (for servers that reject null).
         name: the name shown in callbacks and events.
         disable_streaming: as for `BaseChatModel`.
+        **aliases: LangChain's names for these arguments (``model_name``, ``openai_api_key``,
+            ``openai_api_base``, ``request_timeout``, ...) and the ``create()`` parameters
+            it takes as arguments (``frequency_penalty``, ...): see docs/migration.md.
 
     Raises:
-        ValueError: no API key, or conflicting settings.
+        ProviderConfigurationError: no API key, a key HTTP cannot carry, an invalid
+            ``base_url``, or conflicting settings (a `ValueError`).
+        TypeError: an unknown keyword argument (the message names the closest one).
         ImportError: the ``openai`` package is not installed.
     """
 
     __slots__ = (
-        "_defaults",
         "max_completion_tokens",
         "max_tokens",
+        "organization",
         "parallel_tool_calls",
         "seed",
         "stop",
@@ -117,7 +128,11 @@ class ChatOpenAI(ProviderFlow):
     _clients = ("OpenAI", "AsyncOpenAI")
     _own_params = _OWN_PARAMS
     _key_env = "OPENAI_API_KEY"
+    _url_env = "OPENAI_BASE_URL"
     _droppable = _DROPPABLE
+    _aliases = OPENAI_ALIASES
+    _passthrough = OPENAI_PASSTHROUGH
+    _unsupported = OPENAI_UNSUPPORTED
     _reason_key = "finish_reason"
     _stream_end = "finish_reason"
     _endpoint = attrgetter("chat.completions.create")
@@ -139,6 +154,9 @@ class ChatOpenAI(ProviderFlow):
         stop: Sequence[str] | None = None,
         timeout: float | None = None,
         max_retries: int = 2,
+        organization: str | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        streaming: bool = False,
         stream_usage: bool = True,
         parallel_tool_calls: bool | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -146,20 +164,41 @@ class ChatOpenAI(ProviderFlow):
         tool_call_content: Literal[""] | None = None,
         name: str | None = None,
         disable_streaming: bool | Literal["tool_calling"] = False,
+        **aliases: Unpack[OpenAIAliases],
     ) -> None:
-        if max_tokens is not None and max_completion_tokens is not None:
-            raise ValueError(
-                "Give max_tokens or max_completion_tokens, not both: they are one limit "
-                "under two wire names"
+        if aliases:
+            given = self._resolve(
+                {
+                    "model": model,
+                    "api_key": api_key,
+                    "base_url": base_url,
+                    "timeout": timeout,
+                    "stop": stop,
+                    "organization": organization,
+                    "model_kwargs": model_kwargs,
+                },
+                aliases,
             )
+            model, api_key, base_url = given["model"], given["api_key"], given["base_url"]
+            timeout, stop, organization = given["timeout"], given["stop"], given["organization"]
+            model_kwargs = given["model_kwargs"]
+        if max_tokens is not None and max_completion_tokens is not None:
+            raise ProviderConfigurationError(
+                "Give max_tokens or max_completion_tokens, not both: they are one limit "
+                "under two wire names",
+                provider=self._provider,
+            )
+        self.organization = organization
         super().__init__(
             model=model,
             api_key=api_key,
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
+            default_headers=default_headers,
             extra_body=extra_body,
             model_kwargs=model_kwargs,
+            streaming=streaming,
             name=name,
             disable_streaming=disable_streaming,
         )
@@ -172,17 +211,25 @@ class ChatOpenAI(ProviderFlow):
         self.stream_usage = stream_usage
         self.parallel_tool_calls = parallel_tool_calls
         self.tool_call_content = tool_call_content
+
+    def _derive(self) -> dict[str, Any]:
         settings = {
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "max_completion_tokens": max_completion_tokens,
-            "top_p": top_p,
-            "seed": seed,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "max_completion_tokens": self.max_completion_tokens,
+            "top_p": self.top_p,
+            "seed": self.seed,
         }
-        self._defaults: dict[str, Any] = {
+        return {
             **{key: value for key, value in settings.items() if value is not None},
             **self.model_kwargs,
         }
+
+    def _client_options(self) -> dict[str, Any]:
+        options = super()._client_options()
+        if self.organization is not None:
+            options["organization"] = self.organization
+        return options
 
     @property
     def _llm_type(self) -> str:
@@ -190,7 +237,7 @@ class ChatOpenAI(ProviderFlow):
 
     @property
     def _identifying_params(self) -> Mapping[str, Any]:
-        return {"model_name": self.model, **self._defaults}
+        return {"model_name": self.model, **self._request_defaults()}
 
     def _client_stop(self, stop: list[str] | None) -> list[str] | None:
         return stop if stop is not None else self.stop
@@ -205,7 +252,7 @@ class ChatOpenAI(ProviderFlow):
         params: dict[str, Any] = {
             "model": self.model,
             "messages": to_openai_messages(messages, tool_call_content=self.tool_call_content),
-            **self._defaults,
+            **self._request_defaults(),
         }
         stop = stop if stop is not None else self.stop
         if stop:
@@ -217,8 +264,9 @@ class ChatOpenAI(ProviderFlow):
             # tool_choice and parallel_tool_calls without tools are 400s: they go with tools.
             formatted = openai_tools(tools)
             params["tools"] = formatted
-            if tool_choice is not None:
-                params["tool_choice"] = openai_tool_choice(tool_choice, formatted)
+            choice = openai_tool_choice(tool_choice, formatted)
+            if choice is not None:
+                params["tool_choice"] = choice
             if parallel is not None:
                 params["parallel_tool_calls"] = parallel
         extra = kwargs.pop("extra_body", None)
@@ -252,7 +300,8 @@ class ChatOpenAI(ProviderFlow):
         Args:
             tools: tools, pydantic models, TypedDicts, functions or schema dicts.
             tool_choice: a tool's name, ``"auto"``, ``"none"``, ``"required"``/``"any"``,
-                ``True`` (= required), ``False`` (= none) or an OpenAI ``tool_choice`` dict.
+                ``True`` (= required) or an OpenAI ``tool_choice`` dict; ``None`` or ``False``
+                send none, which leaves the model free to call a tool (as in LangChain).
             strict: ``True`` asks for OpenAI's strict schema adherence (schemas rewritten to
                 its rules); ``None`` leaves it out.
             parallel_tool_calls: ``False`` asks for at most one call per reply.
@@ -264,8 +313,9 @@ class ChatOpenAI(ProviderFlow):
         from leanchain.tools import convert_to_openai_tool
 
         formatted = [convert_to_openai_tool(tool, strict=strict) for tool in tools]
-        if tool_choice is not None:
-            kwargs["tool_choice"] = openai_tool_choice(tool_choice, formatted)
+        choice = openai_tool_choice(tool_choice, formatted)
+        if choice is not None:
+            kwargs["tool_choice"] = choice
         if parallel_tool_calls is not None:
             kwargs["parallel_tool_calls"] = parallel_tool_calls
         return self.bind(tools=formatted, **kwargs)
@@ -286,7 +336,8 @@ class ChatOpenAI(ProviderFlow):
                 also a ready-made ``response_format``); ``None`` only with ``json_mode``,
                 for the parsed JSON as it is.
             include_raw: return ``{"raw", "parsed", "parsing_error"}`` instead of raising.
-            method: ``"function_calling"`` (a forced tool call), ``"json_schema"`` (a JSON
+            method: ``"function_calling"`` (a call of the schema's tool, named in
+                ``tool_choice``, with ``parallel_tool_calls: false``), ``"json_schema"`` (a JSON
                 reply, asked for with ``response_format``; a refusal is a parsing error) or
                 ``"json_mode"`` (``response_format={"type": "json_object"}``: any JSON
                 object, no schema sent, so the prompt itself must ask for JSON and describe
@@ -318,7 +369,19 @@ class ChatOpenAI(ProviderFlow):
         if method == "json_schema":
             request = partial(openai_response_format, strict=strict)
             return json_reply_output(self, schema, include_raw=include_raw, request=request)
-        return tool_call_output(self, schema, include_raw=include_raw, strict=strict)
+        from leanchain.tools import convert_to_openai_tool
+
+        # As LangChain: the tool named, one call only, which every compatible server honours
+        # ("required" is not supported everywhere).
+        name = convert_to_openai_tool(schema)["function"]["name"]
+        return tool_call_output(
+            self,
+            schema,
+            include_raw=include_raw,
+            strict=strict,
+            tool_choice=name,
+            parallel_tool_calls=False,
+        )
 
 
 def _json_object_request(schema: Any) -> tuple[str, dict[str, Any]]:

@@ -152,20 +152,23 @@ def openai_tools(tools: Sequence[Any]) -> list[dict[str, Any]]:
     ]
 
 
-def openai_tool_choice(choice: Any, tools: Sequence[Mapping[str, Any]]) -> str | dict[str, Any]:
-    """OpenAI's ``tool_choice`` for any leanchain form of it.
+def openai_tool_choice(
+    choice: Any, tools: Sequence[Mapping[str, Any]]
+) -> str | dict[str, Any] | None:
+    """OpenAI's ``tool_choice`` for any leanchain form of it; ``None`` to send none.
 
     A bound tool's name, ``"auto"``, ``"none"``, ``"required"`` or ``"any"`` (= required),
-    ``True`` (= required), ``False`` (= none), or a dict passed as is.
+    ``True`` (= required), or a dict passed as is. ``None`` and ``False`` send no
+    ``tool_choice`` (the model may call a tool or not), as LangChain does.
 
     Raises:
         ValueError: a name, or a dict's function name, that no tool in `tools` has.
         TypeError: anything else.
     """
+    if choice is None or choice is False:
+        return None
     if choice is True:
         return "required"
-    if choice is False:
-        return "none"
     if isinstance(choice, str):
         names = _names(tools)
         if choice in names:

@@ -22,7 +22,10 @@ logger = logging.getLogger("leanchain.providers")
 
 
 class RejectedParameters:
-    """The parameters each model rejected, for one chat model object.
+    """The parameters each model rejected, for one chat model object (and its copies).
+
+    Models are told apart by server and name: a copy configured for another ``base_url``
+    learns for itself.
 
     Args:
         droppable: the parameters that a reply is still right without.
@@ -35,18 +38,21 @@ class RejectedParameters:
         self._droppable = droppable
         self._label = provider_label(provider)
         self._lock = threading.Lock()
-        # model name -> the parameters it answered 400 unsupported_parameter to (empty until
-        # one does); replaced, not changed, so that a reader never sees it half-updated.
-        self.by_model: dict[str, frozenset[str]] = {}
+        # (base URL, model name) -> the parameters it answered 400 unsupported_parameter to
+        # (empty until one does); replaced, not changed, so that a reader never sees it
+        # half-updated.
+        self.by_model: dict[tuple[str | None, str], frozenset[str]] = {}
 
-    def known(self, params: dict[str, Any]) -> dict[str, Any]:
+    def known(self, params: dict[str, Any], server: str | None) -> dict[str, Any]:
         """`params` without those its model is known to reject (`params` itself if none)."""
-        rejected = self.by_model.get(params["model"])
+        rejected = self.by_model.get((server, params["model"]))
         if not rejected:
             return params
         return {key: value for key, value in params.items() if key not in rejected}
 
-    def retry(self, params: dict[str, Any], error: BadRequestError) -> dict[str, Any] | None:
+    def retry(
+        self, params: dict[str, Any], error: BadRequestError, server: str | None
+    ) -> dict[str, Any] | None:
         """`params` without the one `error` says is unsupported, which is remembered; or
         ``None`` when `error` is another 400 or names a parameter that must not be dropped."""
         param = unsupported_parameter(error)
@@ -54,8 +60,8 @@ class RejectedParameters:
             return None
         model = params["model"]
         with self._lock:
-            rejected = self.by_model.get(model, frozenset())
-            self.by_model = {**self.by_model, model: rejected | {param}}
+            rejected = self.by_model.get((server, model), frozenset())
+            self.by_model = {**self.by_model, (server, model): rejected | {param}}
         logger.info(
             "%s model %r does not support %r: sent without it from now on",
             self._label,

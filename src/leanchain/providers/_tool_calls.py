@@ -38,12 +38,12 @@ def check_tool_pairing(messages: Sequence[BaseMessage]) -> None:
             ids += [call["id"] for call in message.invalid_tool_calls]
             pending = {call_id: position for call_id in ids if call_id}
     if pending:
-        _unanswered(pending, len(messages))
+        _unanswered(pending, None)
 
 
-def _unanswered(pending: dict[str, int], position: int) -> NoReturn:
+def _unanswered(pending: dict[str, int], position: int | None) -> NoReturn:
     source = next(iter(pending.values()))
-    where = f"before message {position}" if position else "at the end of the messages"
+    where = "at the end of the messages" if position is None else f"before message {position}"
     raise ValueError(
         f"The tool calls {sorted(pending)} of message {source} have no ToolMessage answering "
         f"them {where}; every tool call needs a ToolMessage with its tool_call_id right after "

@@ -93,9 +93,11 @@ def stream_events(reply: ScriptedReply, ctx: RenderContext, *, ping: bool) -> li
     return events
 
 
-def stream_error_event(error_type: str | None, message: str) -> bytes:
+def stream_error_event(error_type: str | None, message: str, code: str | None = None) -> bytes:
     """The ``event: error`` an Anthropic stream fails with mid-way."""
-    error = {"type": error_type or "overloaded_error", "message": message}
+    error: dict[str, Any] = {"type": error_type or "overloaded_error", "message": message}
+    if code is not None:
+        error["details"] = {"error_code": code}
     return _event("error", {"error": error})
 
 

@@ -44,7 +44,9 @@ class _Wire(Protocol):
 
     def reply_body(self, reply: ScriptedReply, ctx: RenderContext) -> dict[str, Any]: ...
 
-    def stream_error_event(self, error_type: str | None, message: str) -> bytes: ...
+    def stream_error_event(
+        self, error_type: str | None, message: str, code: str | None = None
+    ) -> bytes: ...
 
     def error_body(
         self,
@@ -174,7 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model")
         return RenderContext(
             model=reply.model or (model if isinstance(model, str) else "fake-model"),
-            response_id=state.next_id("chatcmpl-fake" if provider == "openai" else "msg_fake"),
+            response_id=reply.response_id
+            or state.next_id("chatcmpl-fake" if provider == "openai" else "msg_fake"),
             tool_ids=tool_ids,
             chunk_size=reply.chunk_size or state.chunk_size,
             include_usage=isinstance(stream_options, dict)
@@ -205,7 +208,9 @@ class _Handler(BaseHTTPRequestHandler):
         for event in sent:
             self._write_chunk(event)
         if isinstance(fault, MidStreamError):
-            error_event = _WIRES[provider].stream_error_event(fault.error_type, fault.message)
+            error_event = _WIRES[provider].stream_error_event(
+                fault.error_type, fault.message, fault.code
+            )
             self._write_chunk(error_event)
         elif isinstance(fault, StalledStream):
             self.state.wait(fault.seconds)

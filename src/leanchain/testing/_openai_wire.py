@@ -108,9 +108,9 @@ def unsupported_parameter_error(param: str) -> ScriptedError:
     )
 
 
-def stream_error_event(error_type: str | None, message: str) -> bytes:
+def stream_error_event(error_type: str | None, message: str, code: str | None = None) -> bytes:
     """The ``data: {"error": ...}`` event an OpenAI stream fails with mid-way."""
-    return _frame(error_body(500, message, error_type, None))
+    return _frame(error_body(500, message, error_type, code))
 
 
 def error_body(

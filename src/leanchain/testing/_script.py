@@ -111,6 +111,10 @@ class ScriptedReply:
             it as ``message.refusal`` (streamed as ``delta.refusal`` pieces) with a null
             ``content``; Anthropic as the text with ``stop_reason: "refusal"``. It is an answer
             of its own: give it without `text` or `tool_calls`.
+        response_id: the answer's id; ``None`` lets the server number it (``chatcmpl-fake1``,
+            ``msg_fake1``...). Some compatible servers send the same id every time: give it
+            to every reply (with the same `ScriptedToolCall` ``id``s, as LiteLLM's mock
+            answers every turn with ``call_mock_001``) to play one.
     """
 
     text: str = ""
@@ -122,6 +126,7 @@ class ScriptedReply:
     delay: float = 0.0
     chunk_size: int | None = None
     refusal: str | None = None
+    response_id: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
@@ -246,6 +251,11 @@ class MidStreamError:
     Anthropic gets ``event: error`` (the SDK raises ``APIStatusError`` with status 200);
     OpenAI gets ``data: {"error": {...}}`` (the SDK raises ``APIError``).
 
+    A gateway labels the error its own way: LiteLLM's proxy sends ``{"error": {"message":
+    ..., "type": "internal_server_error", "param": null, "code": "500"}}`` (or
+    ``"throttling_error"`` with ``"429"``): ``MidStreamError(reply, error_type=
+    "internal_server_error", code="500")`` plays it.
+
     Args:
         reply: the answer whose events come before the error.
         after_events: how many events to send before the error (capped like
@@ -253,12 +263,16 @@ class MidStreamError:
         error_type: the error's ``type``; ``None`` means ``overloaded_error`` for Anthropic
             and ``server_error`` for OpenAI.
         message: the error message.
+        code: the error's ``code`` (OpenAI's ``error.code``, Anthropic's
+            ``error.details.error_code``), such as a gateway's status ``"429"``; ``None``
+            sends none (OpenAI: ``null``).
     """
 
     reply: ScriptedReply
     after_events: int = 2
     error_type: str | None = None
     message: str = "Overloaded"
+    code: str | None = None
 
     def __post_init__(self) -> None:
         _check_after_events(self.after_events)

@@ -4,8 +4,9 @@ The scratchpad is rebuilt from all steps on every step of a run, so this is the 
 tool-calling agent. Three things keep it cheap without changing what it returns:
 
 - a `ToolMessage` from known-valid values skips pydantic validation;
-- LangChain's "add a message only if it is not already in the list" compares a message only
-  with earlier look-alikes (same kind, id, text and tool-call ids), not with every message;
+- a step is matched with the turn before it (LangChain compares every new message with every
+  earlier one), and then only look-alikes (same kind, id, text and tool-call ids) are
+  compared whole;
 - a step's messages are remembered while its action object lives (for text observations,
   which cannot change), so each step is turned into messages once per run, not once per step.
 """
@@ -13,6 +14,7 @@ tool-calling agent. Three things keep it cheap without changing what it returns:
 from __future__ import annotations
 
 import weakref
+from collections import Counter
 from functools import cache, partial
 from typing import Any
 
@@ -93,9 +95,15 @@ def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
 
     - A `ToolAgentAction` step adds the action's ``message_log`` (the model's message) and a
       `ToolMessage` with the observation text (a str as is, else JSON with non-ASCII kept,
-      else ``str()``) and the call's ``tool_call_id``. A message already in the list (by
-      equality) is not added again, so one model message with several tool calls appears once,
-      followed by one `ToolMessage` per call.
+      else ``str()``) and the call's ``tool_call_id``. The steps of one model message (one
+      step per tool call, each carrying that message) add it once, followed by one
+      `ToolMessage` per call.
+    - A step starts a new model turn unless it answers a call of the turn before it that is
+      still unanswered. So a server that gives every turn the same tool-call id (LiteLLM's
+      mock answers ``call_mock_001`` each time, some local servers do too) still gets every
+      call answered right after the message that made it. (LangChain drops any message
+      equal to an earlier one, which drops the second turn's identical result and leaves its
+      call unanswered.)
     - The tool's name is set both as ``ToolMessage.name`` (leanchain uses ToolMessage properly,
       as ``AgentStep.messages`` does) and, as in LangChain, in ``additional_kwargs["name"]``.
     - Any other action (a parse-error step ``_Exception`` from the executor, or a text agent's
@@ -107,20 +115,39 @@ def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
         intermediate_steps: ``(action, observation)`` pairs (or `AgentStep`s), oldest first.
     """
     messages: list[BaseMessage] = []
-    seen: dict[Any, list[BaseMessage]] = {}
+    turn: Keyed = []  # the model message(s) of the current turn
+    unanswered: Counter[Any] = Counter()  # its tool-call ids not answered yet
     for action, observation in pairs(intermediate_steps):
         if isinstance(action, ToolAgentAction) and action.tool_call_id is not None:
             keyed = _step_messages(action, observation)
-            # Checked against the messages before this step, as LangChain does.
-            fresh = [(m, k) for m, k in keyed if k not in seen or m not in seen[k]]
+            said, result = keyed[:-1], keyed[-1][0]
+            if not (unanswered[action.tool_call_id] and _same(said, turn)):
+                turn = said
+                unanswered = Counter(_call_ids(said))
+                messages.extend(message for message, _ in said)
+            unanswered[action.tool_call_id] -= 1
+            messages.append(result)
         else:
             text = observation_text(observation)
-            said, told = AIMessage(content=action.log), HumanMessage(content=text)
-            fresh = [(said, _signature(said)), (told, _signature(told))]
-        for message, key in fresh:
-            seen.setdefault(key, []).append(message)
-            messages.append(message)
+            messages += [AIMessage(content=action.log), HumanMessage(content=text)]
+            turn, unanswered = [], Counter()
     return messages
+
+
+def _same(said: Keyed, turn: Keyed) -> bool:
+    """Whether a step's messages are the current turn's (the same, or equal, messages)."""
+    if len(said) != len(turn):
+        return False
+    return all(
+        mine is theirs or (key == their_key and mine == theirs)
+        for (mine, key), (theirs, their_key) in zip(said, turn, strict=True)
+    )
+
+
+def _call_ids(said: Keyed) -> list[Any]:
+    return [
+        call.get("id") for message, _ in said for call in getattr(message, "tool_calls", None) or ()
+    ]
 
 
 format_to_openai_tool_messages = format_to_tool_messages

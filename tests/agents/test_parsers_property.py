@@ -491,7 +491,7 @@ def test_a_reply_cut_off_at_the_token_limit_never_becomes_an_action(
     assert isinstance(result, AgentFinish)
 
 
-@SETTINGS
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ai_messages())
 def test_tool_calls_of_a_cut_off_reply_never_run(message: AIMessage) -> None:
     cut_off = message.model_copy(update={"response_metadata": LENGTH})

@@ -11,175 +11,27 @@ the nearest step above, and its failure shows on that step when it propagates th
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Literal
 from uuid import UUID
 
 from leanchain.callbacks.base import BaseCallbackHandler
 from leanchain.messages import BaseMessage
-from leanchain.report._model import (
-    ErrorRecord,
-    EventRecord,
-    ModelPrice,
-    Report,
-    RunRecord,
-    StepKind,
-    StepRecord,
-    TokenUsage,
+from leanchain.report._collect import (
+    RunInProgress,
+    StepInProgress,
+    error_record,
+    model_name,
+    reply_message,
+    request_settings,
+    token_usage,
+    utc_now,
 )
+from leanchain.report._model import ErrorRecord, EventRecord, ModelPrice, Report, StepKind
 from leanchain.report._plain import message_data, plain
 
-__all__ = ["ReportCallbackHandler", "error_record", "utc_now"]
-
-_SETTINGS: Final = (
-    "temperature",
-    "top_p",
-    "top_k",
-    "max_tokens",
-    "max_completion_tokens",
-    "stop",
-    "seed",
-    "tool_choice",
-    "frequency_penalty",
-    "presence_penalty",
-)
-"""The request settings a model step keeps (never keys, headers or clients)."""
-
-
-def utc_now() -> str:
-    """The time now, ISO 8601 in UTC to the millisecond."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def error_record(error: BaseException) -> ErrorRecord:
-    """An exception as its qualified class name and message."""
-    cls = type(error)
-    kind = (
-        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-    )
-    return ErrorRecord(type=kind, message=plain(str(error)))
-
-
-class _Step:
-    """A step being collected (mutable until its run is turned into records)."""
-
-    __slots__ = (
-        "end",
-        "error",
-        "input",
-        "kind",
-        "model",
-        "name",
-        "output",
-        "parent",
-        "settings",
-        "start",
-        "tool_call_id",
-        "usage",
-    )
-
-    def __init__(self, kind: StepKind, name: str, parent: int | None, start: float) -> None:
-        self.kind: StepKind = kind
-        self.name = name
-        self.parent = parent
-        self.start = start
-        self.end: float | None = None
-        self.error: ErrorRecord | None = None
-        self.input: Any = None
-        self.output: Any = None
-        self.model: str | None = None
-        self.usage: TokenUsage | None = None
-        self.settings: dict[str, Any] | None = None
-        self.tool_call_id: str | None = None
-
-    def record(self) -> StepRecord:
-        return StepRecord(
-            kind=self.kind,
-            name=self.name,
-            parent=self.parent,
-            start=round(self.start, 6),
-            end=None if self.end is None else round(self.end, 6),
-            error=self.error,
-            input=self.input,
-            output=self.output,
-            model=self.model,
-            usage=self.usage,
-            settings=self.settings,
-            tool_call_id=self.tool_call_id,
-        )
-
-
-class _Run:
-    """A run being collected: its clock, its steps and its events."""
-
-    __slots__ = ("events", "started_at", "steps", "t0")
-
-    def __init__(self) -> None:
-        self.t0 = time.perf_counter()
-        self.started_at = utc_now()
-        self.steps: list[_Step] = []
-        self.events: list[EventRecord] = []
-
-    def now(self) -> float:
-        return time.perf_counter() - self.t0
-
-    def record(self) -> RunRecord:
-        return RunRecord(
-            name=self.steps[0].name,
-            started_at=self.started_at,
-            steps=tuple(step.record() for step in self.steps),
-            events=tuple(self.events),
-        )
-
-
-def _model_name(params: Mapping[str, Any], fallback: str) -> str:
-    model = params.get("model_name") or params.get("model")
-    return model if isinstance(model, str) and model else fallback
-
-
-def _tool_names(tools: Any) -> list[str]:
-    names: list[str] = []
-    for tool in tools if isinstance(tools, Sequence) and not isinstance(tools, str) else ():
-        if isinstance(tool, Mapping):
-            function = tool.get("function")
-            name = function.get("name") if isinstance(function, Mapping) else tool.get("name")
-        else:
-            name = getattr(tool, "name", None)
-        if isinstance(name, str):
-            names.append(name)
-    return names
-
-
-def _settings(params: Mapping[str, Any]) -> dict[str, Any] | None:
-    settings = {key: plain(params[key]) for key in _SETTINGS if params.get(key) is not None}
-    tools = _tool_names(params.get("tools"))
-    if tools:
-        settings["tools"] = tools
-    return settings or None
-
-
-def _usage(message: Any) -> TokenUsage | None:
-    usage = getattr(message, "usage_metadata", None)
-    if not isinstance(usage, Mapping):
-        return None
-    details = usage.get("input_token_details")
-    cached = details.get("cache_read", 0) if isinstance(details, Mapping) else 0
-    return TokenUsage(
-        input_tokens=int(usage.get("input_tokens") or 0),
-        output_tokens=int(usage.get("output_tokens") or 0),
-        total_tokens=int(usage.get("total_tokens") or 0),
-        cached_input_tokens=int(cached or 0),
-    )
-
-
-def _reply(response: Any) -> Any:
-    generations = getattr(response, "generations", None)
-    if not generations or not generations[0]:
-        return None
-    return getattr(generations[0][0], "message", None)
+__all__ = ["ReportCallbackHandler"]
 
 
 class ReportCallbackHandler(BaseCallbackHandler):
@@ -219,10 +71,10 @@ class ReportCallbackHandler(BaseCallbackHandler):
             for name, price in (prices or {}).items()
         }
         self._lock = threading.Lock()
-        self._runs: list[_Run] = []
-        self._steps: dict[int, tuple[_Run, int]] = {}
+        self._runs: list[RunInProgress] = []
+        self._steps: dict[int, tuple[RunInProgress, int]] = {}
         """Runs in progress that are steps → their run and index."""
-        self._through: dict[int, tuple[_Run, int]] = {}
+        self._through: dict[int, tuple[RunInProgress, int]] = {}
         """Runs in progress that are no step → the step above them."""
 
     # -- the collected report ---------------------------------------------------------------
@@ -268,27 +120,29 @@ class ReportCallbackHandler(BaseCallbackHandler):
 
     # -- collecting -------------------------------------------------------------------------
 
-    def _above(self, parent_run_id: UUID | None) -> tuple[_Run, int] | None:
+    def _above(self, parent_run_id: UUID | None) -> tuple[RunInProgress, int] | None:
         if parent_run_id is None:
             return None
         key = parent_run_id.int
         return self._steps.get(key) or self._through.get(key)
 
-    def _begin(self, run_id: UUID, parent_run_id: UUID | None, kind: StepKind, name: str) -> _Step:
+    def _begin(
+        self, run_id: UUID, parent_run_id: UUID | None, kind: StepKind, name: str
+    ) -> StepInProgress:
         """A new step under the nearest step above (a new run when there is none)."""
         above = self._above(parent_run_id)
         if above is None:
-            run = _Run()
+            run = RunInProgress()
             self._runs.append(run)
-            step = _Step(kind, name, None, 0.0)
+            step = StepInProgress(kind, name, None, 0.0)
         else:
             run, parent = above
-            step = _Step(kind, name, parent, run.now())
+            step = StepInProgress(kind, name, parent, run.now())
         run.steps.append(step)
         self._steps[run_id.int] = (run, len(run.steps) - 1)
         return step
 
-    def _finish(self, run_id: UUID) -> _Step | None:
+    def _finish(self, run_id: UUID) -> StepInProgress | None:
         """The run's step, now ended (``None`` for a run that is no step)."""
         key = run_id.int
         if self._through.pop(key, None) is not None:
@@ -303,7 +157,7 @@ class ReportCallbackHandler(BaseCallbackHandler):
 
     def _chain_kind(
         self, parent_run_id: UUID | None, run_type: str | None
-    ) -> tuple[StepKind | None, tuple[_Run, int] | None]:
+    ) -> tuple[StepKind | None, tuple[RunInProgress, int] | None]:
         """The kind of step a chain run makes (``None``: none), and the step above it."""
         plain_kind: StepKind = (
             "agent"
@@ -402,8 +256,8 @@ class ReportCallbackHandler(BaseCallbackHandler):
         with self._lock:
             step = self._begin(run_id, parent_run_id, "model", label)
         step.input = prompt
-        step.model = _model_name(params, label)
-        step.settings = _settings(params)
+        step.model = model_name(params, label)
+        step.settings = request_settings(params)
 
     def on_llm_end(
         self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
@@ -413,7 +267,7 @@ class ReportCallbackHandler(BaseCallbackHandler):
             step = self._finish(run_id)
         if step is None:
             return
-        message = _reply(response)
+        message = reply_message(response)
         if isinstance(message, BaseMessage):
             step.output = message_data(message)
             reason = message.response_metadata.get(
@@ -423,7 +277,7 @@ class ReportCallbackHandler(BaseCallbackHandler):
                 step.output["finish_reason"] = reason
         else:
             step.output = plain(message)
-        step.usage = _usage(message)
+        step.usage = token_usage(message)
 
     def on_llm_error(
         self,

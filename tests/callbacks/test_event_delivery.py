@@ -3,15 +3,18 @@ on, in the caller's thread once it is known to be over before anyone could (`_ev
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from leanchain.callbacks import StreamEvent, _event_sync
+from leanchain.callbacks._weak import WeakMemo
 from leanchain.language_models import FakeListChatModel
 from leanchain.runnables import Runnable, RunnableGenerator, RunnableLambda
 from leanchain.tools import tool
@@ -159,7 +162,7 @@ def test_in_the_callers_thread_the_events_before_an_error_come_first() -> None:
     ]
     # A run that raised quickly is still quick.
     fail = False
-    assert _event_sync._quick.get(id(chain)) is chain
+    assert _event_sync._quick.get(chain) is True
 
 
 def test_closing_a_stream_in_the_callers_thread_closes_the_run() -> None:
@@ -176,19 +179,31 @@ def test_closing_a_stream_in_the_callers_thread_closes_the_run() -> None:
     list(gen.stream_events(0))
     list(gen.stream_events(0))
     assert closed == ["closed", "closed"]
-    assert _event_sync._quick.get(id(gen)) is gen
+    assert _event_sync._quick.get(gen) is True
     events = gen.stream_events(0)
     assert [next(events)["event"], next(events)["data"]] == ["on_chain_start", {"chunk": 1}]
     events.close()
     assert closed == ["closed", "closed", "closed"]
     # Left mid-run: nothing is learnt from it.
-    assert _event_sync._quick.get(id(gen)) is gen
+    assert _event_sync._quick.get(gen) is True
 
 
 def test_the_quick_runnables_remembered_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_event_sync, "_REMEMBERED", 2)
-    monkeypatch.setattr(_event_sync, "_quick", {})
+    monkeypatch.setattr(_event_sync, "_quick", WeakMemo(limit=2))
     chains = [RunnableLambda(lambda x: x, name=f"r{i}") for i in range(3)]
     for chain in chains:
         list(chain.stream_events(0))
-    assert list(_event_sync._quick.values()) == chains[1:]
+    assert [_event_sync._quick.get(chain) for chain in chains] == [None, True, True]
+
+
+def test_a_quick_runnable_is_not_kept_alive_by_being_remembered() -> None:
+    chain = RunnableLambda(lambda x: x) | RunnableLambda(lambda x: x)
+    list(chain.stream_events(0))
+    assert _event_sync._quick.get(chain) is True
+    alive = weakref.ref(chain)
+    entries = _event_sync._quick._entries
+    key = id(chain)
+    del chain
+    gc.collect()
+    assert alive() is None
+    assert key not in entries

@@ -21,6 +21,7 @@ from types import FunctionType
 from typing import Any, TypeAlias
 from uuid import UUID
 
+from leanchain.callbacks._weak import WeakMemo
 from leanchain.callbacks.base import BaseCallbackHandler
 
 __all__ = [
@@ -77,7 +78,8 @@ _NOOP = {name: vars(BaseCallbackHandler)[name] for name in EVENTS}
 _Hooks: TypeAlias = tuple[tuple[str | None, tuple[tuple[str, bool], ...]], ...]
 """Hook names grouped by the ``ignore_*`` flag that silences them, each with whether the class
 defines it as a plain function (else it is looked up on each handler)."""
-_hooks_of: dict[type, _Hooks] = {}
+_hooks_of: WeakMemo[_Hooks] = WeakMemo()
+"""Each handler class's hooks, held weakly (a class made per request is not kept alive)."""
 
 
 def _group(hooks: Sequence[tuple[str, bool]]) -> _Hooks:
@@ -105,7 +107,8 @@ def _overridden(cls: type) -> _Hooks:
                 hook = inspect.getattr_static(cls, name, None)
                 if hook is not None and hook is not _NOOP[name]:
                     hooks.append((name, isinstance(hook, FunctionType)))
-        found = _hooks_of[cls] = _group(hooks)
+        found = _group(hooks)
+        _hooks_of.put(cls, found)
     return found
 
 

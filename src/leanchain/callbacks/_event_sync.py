@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import threading
 from collections import deque
 from collections.abc import Generator
 from queue import SimpleQueue
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
 from leanchain.callbacks._events import EventCollector
 from leanchain.callbacks._producers import start_producer
+from leanchain.callbacks._weak import WeakMemo
 from leanchain.callbacks.manager import merge_callbacks
 
 if TYPE_CHECKING:
@@ -46,23 +46,18 @@ the producer thread: late by less than this, an event is as good as live to a pe
 _REMEMBERED = 256
 """How many runnables are remembered as quick (the oldest is forgotten first)."""
 
-_quick: dict[int, Runnable[Any, Any]] = {}
-"""The runnables whose next event stream runs in the caller's thread, by id. Held, so that no
-other object can take a listed id."""
-_quick_lock = threading.Lock()
+_quick: WeakMemo[bool] = WeakMemo(limit=_REMEMBERED)
+"""The runnables whose next event stream runs in the caller's thread. Held weakly: a runnable
+that is no longer used is forgotten with it, and nothing it holds stays alive for the memo."""
 
 
 def _remember(runnable: Runnable[Any, Any], quick: bool) -> None:
-    key = id(runnable)
-    if (_quick.get(key) is runnable) is quick:
+    if (_quick.get(runnable) is not None) is quick:
         return
-    with _quick_lock:
-        if not quick:
-            _quick.pop(key, None)
-        elif key not in _quick:
-            if len(_quick) >= _REMEMBERED:
-                del _quick[next(iter(_quick))]
-            _quick[key] = runnable
+    if quick:
+        _quick.put(runnable, True)
+    else:
+        _quick.discard(runnable)
 
 
 class _Failed:
@@ -92,7 +87,7 @@ def sync_events(
     kwargs: dict[str, Any],
 ) -> Generator[StreamEvent, None, None]:
     """The events of ``runnable.stream(input, config, **kwargs)``, filtered by `rules`."""
-    if _quick.get(id(runnable)) is runnable:
+    if _quick.get(runnable) is not None:
         return _in_caller(runnable, input, config, rules, kwargs)
     return on_producer(runnable, input, config, rules, kwargs)
 

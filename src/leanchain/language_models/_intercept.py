@@ -42,6 +42,7 @@ from collections.abc import (
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from leanchain.callbacks._weak import WeakMemo
 from leanchain.messages import AIMessage, AIMessageChunk, BaseMessage
 
 if TYPE_CHECKING:
@@ -203,7 +204,8 @@ def intercept_model_calls(interceptor: ModelInterceptor) -> Iterator[None]:
         INTERCEPTORS.reset(token)
 
 
-_overridden: dict[type[ModelInterceptor], frozenset[_Hook]] = {}
+_overridden: WeakMemo[frozenset[_Hook]] = WeakMemo()
+"""Each interceptor class's overridden hooks, held weakly (a class is not kept alive by it)."""
 
 
 def _chain(interceptors: tuple[ModelInterceptor, ...], hook: _Hook) -> list[ModelInterceptor]:
@@ -216,7 +218,7 @@ def _chain(interceptors: tuple[ModelInterceptor, ...], hook: _Hook) -> list[Mode
             hooks = frozenset(
                 h for h in _HOOKS if getattr(cls, h) is not getattr(ModelInterceptor, h)
             )
-            _overridden[cls] = hooks
+            _overridden.put(cls, hooks)
         if hook in hooks:
             chain.append(interceptor)
     return chain

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+from weakref import WeakValueDictionary
 
 from leanchain.prompts._template import missing_variables_error
 from leanchain.prompts._values import PromptValue
@@ -143,10 +143,20 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
         types = self._input_types()
         required = tuple((name, types.get(name, str)) for name in self._required)
         optional = tuple((name, types.get(name, str)) for name in self._optional)
-        return _prompt_input_model(required, optional)
+        key = (required, optional)
+        model = _input_models.get(key)
+        if model is None:
+            model = _input_models.setdefault(key, _prompt_input_model(required, optional))
+        return model
 
 
-@lru_cache(maxsize=256)
+_input_models: WeakValueDictionary[
+    tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]], type[BaseModel]
+] = WeakValueDictionary()
+"""Input models already built, for as long as each is in use: a model refers to its field
+types, so a cache that held models would keep a user's types alive."""
+
+
 def _prompt_input_model(
     required: tuple[tuple[str, Any], ...], optional: tuple[tuple[str, Any], ...]
 ) -> type[BaseModel]:

@@ -7,6 +7,7 @@ from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from leanchain.callbacks._weak import WeakMemo
 from leanchain.runnables._executor import arun_all, run_all
 from leanchain.runnables.base import Input, Output, Runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config, get_config_list
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
 __all__ = ["DynamicRunnable"]
 
 
-_slots_cache: dict[type, frozenset[str]] = {}
+_slots_cache: WeakMemo[frozenset[str]] = WeakMemo()
+"""Each class's slot names, held weakly (a user's class is not kept alive by it)."""
 
 
 def _slots_of(cls: type) -> frozenset[str]:
@@ -31,7 +33,8 @@ def _slots_of(cls: type) -> frozenset[str]:
         for klass in cls.__mro__:
             slots = klass.__dict__.get("__slots__", ())
             found.update((slots,) if isinstance(slots, str) else slots)
-        names = _slots_cache[cls] = frozenset(found)
+        names = frozenset(found)
+        _slots_cache.put(cls, names)
     return names
 
 

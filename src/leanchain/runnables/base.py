@@ -71,7 +71,9 @@ class Runnable(Generic[Input, Output]):
 
     # Not an `abc.ABC`, for a cheap ``isinstance``; a subclass without `invoke` still cannot
     # be instantiated (`_abstract`).
-    __slots__ = ()
+    # `__weakref__`: what the library remembers about a runnable it holds weakly (a
+    # runnable dies with its last user reference, never kept by a cache).
+    __slots__ = ("__weakref__",)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

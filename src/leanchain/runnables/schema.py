@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
 from typing import Annotated, Any
+from weakref import WeakValueDictionary
 
 from pydantic import BaseModel, ConfigDict, RootModel, WithJsonSchema, create_model
 from pydantic.errors import PydanticInvalidForJsonSchema
@@ -11,11 +12,22 @@ from pydantic.errors import PydanticInvalidForJsonSchema
 __all__ = ["object_schema", "schema_for"]
 
 
-@lru_cache(maxsize=512)
+_models: WeakValueDictionary[tuple[Any, str], type[BaseModel]] = WeakValueDictionary()
+"""Models already built, by (annotation, title), for as long as each model is in use: a model
+refers to its annotation, so a cache that held models would keep a user's types alive."""
+_models_lock = threading.Lock()
+
+
 def _schema_for(annotation: Any, title: str) -> type[BaseModel]:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    return _root(annotation, title)
+    key = (annotation, title)
+    model = _models.get(key)
+    if model is None:
+        model = _root(annotation, title)
+        with _models_lock:
+            model = _models.setdefault(key, model)
+    return model
 
 
 def _root(annotation: Any, title: str) -> type[BaseModel]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from functools import lru_cache
+from types import FunctionType
 from typing import Any
+
+from leanchain.callbacks._weak import WeakMemo
 
 __all__ = ["AddableDict", "accepts_config", "accepts_kwarg"]
 
@@ -38,20 +40,33 @@ class AddableDict(dict[str, Any]):
         return merged
 
 
-@lru_cache(maxsize=1024)
+_names: WeakMemo[frozenset[str]] = WeakMemo()
+"""A plain function's parameter names, by its code object: held weakly, and never by the
+function itself, so no function (nor what its closure captures) is kept alive by it."""
+
+
 def _parameters(func: Callable[..., Any]) -> frozenset[str]:
+    # A plain function's parameter names are its code's: every function made from the same
+    # code (a lambda built per request) shares one entry. Any other callable, or a function
+    # whose signature says otherwise (``__wrapped__``, ``__signature__``), is asked each time.
+    code = None
+    if type(func) is FunctionType and not func.__dict__:
+        code = func.__code__
+        names = _names.get(code)
+        if names is not None:
+            return names
     try:
-        return frozenset(inspect.signature(func).parameters)
+        names = frozenset(inspect.signature(func).parameters)
     except (TypeError, ValueError):
-        return frozenset()
+        names = frozenset()
+    if code is not None:
+        _names.put(code, names)
+    return names
 
 
 def accepts_kwarg(func: Callable[..., Any], name: str) -> bool:
     """Whether `func` declares a parameter called `name`."""
-    try:
-        return name in _parameters(func)
-    except TypeError:  # unhashable callable
-        return name in inspect.signature(func).parameters
+    return name in _parameters(func)
 
 
 def accepts_config(func: Callable[..., Any]) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from reliability_support import FUZZ, Dice, dice
 
 from leanchain.errors import MissingPromptVariablesError, TemplateValidationError
@@ -130,6 +131,20 @@ CORPUS: dict[str, list[str]] = {
         "{x:{",
         "a } b",
         "{x:}}",
+    ],
+    "oversized widths and precisions, in any digits format() reads": [
+        "{x:>100000000}",
+        "{x:>١٠٠٠٠٠٠٠٠}",  # Arabic-Indic digits: format() reads them as 100000000
+        "{x:>१००००००००}",  # Devanagari
+        "{x:>１００００００００}",  # fullwidth
+        "{x:>๑๐๐๐๐๐๐๐๐}",  # Thai
+        "{x:>1٠٠٠٠}",  # one number in two scripts
+        "{x:.١٠٠١f}",  # a precision
+        "{x:0١٠٠١d}",  # the zero flag, then a width
+        "{x:^٢٠٠٠}",
+        "{x:>" + "9" * 5000 + "}",  # more digits than int() reads
+        "{x:>" + "٩" * 5000 + "}",
+        "{ok} then {x:>１００１}",
     ],
     "hidden among plain fields": [
         "hello {ok} then {x.y}",
@@ -326,6 +341,9 @@ TEMPLATE_FRAGMENTS = (
     "]",
     "0",
     "٣",
+    "١٠",
+    "٠",
+    "１",
     "!r",
     "!",
     ":",
@@ -375,3 +393,21 @@ def test_any_text_builds_a_plain_template_or_raises_template_validation_error(
     assert prompt.format(**values) == text.format(**values)
     chat = ChatPromptTemplate.from_messages([("human", text)])
     assert chat.format_messages(**values) == [HumanMessage(text.format(**values))]
+
+
+@FUZZ
+@given(
+    st.text(st.characters(categories=["Nd"]), min_size=1, max_size=11),
+    st.sampled_from([">", "<", "^", "0", ".", "0>"]),
+)
+def test_a_width_in_any_digits_is_within_the_limit_or_refused(digits: str, prefix: str) -> None:
+    """Every Unicode decimal digit is one to format(): a spec asks for at most 1000, in any
+    script, or the template is refused."""
+    spec = prefix + digits + ("f" if prefix == "." else "")
+    if int(digits) > 1000:
+        with pytest.raises(TemplateValidationError, match="widths and precisions above 1000"):
+            PromptTemplate("{x:" + spec + "}")
+        return
+    text = PromptTemplate("{x:" + spec + "}").format(x=1.5)
+    assert text == format(1.5, spec)
+    assert len(text) <= 1000 + len(format(1.5, "f"))

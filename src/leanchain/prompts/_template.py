@@ -98,7 +98,17 @@ def validate_variable_name(name: str) -> None:
 
 MAX_SPEC_NUMBER = 1000
 """The largest width or precision a format spec may ask for."""
-_DIGIT_RUNS = re.compile(r"[0-9]+")
+_DIGIT_RUNS = re.compile(r"\d+")
+r"""Runs of the digits `format` reads in a spec: every Unicode decimal digit (category Nd:
+``١٠٠`` is 100 to it), which is what ``\d`` matches in a str pattern."""
+_LONGEST_RUN = 12
+"""A run of more digits than this is refused whatever it says (leading zeros included): `int`
+would refuse a run of 5,000 digits, and no width needs that many."""
+
+
+def _too_large(run: str) -> bool:
+    """Whether a run of digits asks for more than `MAX_SPEC_NUMBER`."""
+    return len(run) > _LONGEST_RUN or int(run) > MAX_SPEC_NUMBER
 
 
 def _validate_field(name: str, spec: str, conversion: str | None) -> None:
@@ -113,17 +123,28 @@ def _validate_field(name: str, spec: str, conversion: str | None) -> None:
             "Invalid format specifier in f-string template. "
             "Nested replacement fields are not allowed."
         )
-    widths = [int(run) for run in _DIGIT_RUNS.findall(spec)]
-    if widths and max(widths) > MAX_SPEC_NUMBER:
-        # `{x:>100000000}` would build a 100 MB string from a short template.
+    if any(_too_large(run) for run in _DIGIT_RUNS.findall(spec)):
+        # `{x:>100000000}` (or `{x:>١٠٠٠٠٠٠٠٠}`) would build a 100 MB string from a short
+        # template.
+        shown = spec if len(spec) <= 40 else f"{spec[:40]}..."
         raise TemplateValidationError(
-            f"Invalid format specifier {spec!r} for variable {name!r} in f-string template: "
+            f"Invalid format specifier {shown!r} for variable {name!r} in f-string template: "
             f"widths and precisions above {MAX_SPEC_NUMBER} are not allowed."
         )
 
 
-@lru_cache(maxsize=4096)
+_CACHED_CHARS = 4096
+"""The longest template text kept in the compile cache: a longer one (a document pasted into
+a template built per request) is compiled on each use instead of being held by the cache."""
+
+
 def _compile(template: str) -> CompiledTemplate:
+    if len(template) <= _CACHED_CHARS:
+        return _compile_cached(template)
+    return _compile_text(template)
+
+
+def _compile_text(template: str) -> CompiledTemplate:
     parts: list[tuple[str, str | None, str]] = []
     names: set[str] = set()
     try:
@@ -139,6 +160,9 @@ def _compile(template: str) -> CompiledTemplate:
     except ValueError as exc:  # unbalanced braces: the parser's own message
         raise TemplateValidationError(str(exc)) from None
     return CompiledTemplate(tuple(_merge_literals(parts)), tuple(sorted(names)))
+
+
+_compile_cached = lru_cache(maxsize=4096)(_compile_text)
 
 
 def _merge_literals(

@@ -631,3 +631,17 @@ def test_tool_calls_from_a_cut_off_reply_are_not_run() -> None:
     assert tools.invoke(AIMessage(content="It rains in Par", response_metadata=LENGTH)) == (
         AgentFinish({"output": "It rains in Par"}, "It rains in Par")
     )
+
+
+def test_a_streamed_json_blob_is_read_once_whole() -> None:
+    # The parser folds the stream and reads the finished text: a partial reading of the blob
+    # never becomes an action, and a stream that stops inside it is a parse error.
+    pieces = ['{"action": "t", ', '"action_input": {"word": "ban', 'ana"}}']
+    chunks = [AIMessageChunk(content=p) for p in pieces]
+    text = "".join(pieces)
+    assert list(json_parser.transform(iter(chunks))) == [AgentAction("t", {"word": "banana"}, text)]
+    with pytest.raises(OutputParserException) as info:
+        list(json_parser.transform(iter(chunks[:2])))
+    assert str(info.value) == f"Could not parse LLM output: {''.join(pieces[:2])}"
+    with pytest.raises(OutputParserException):
+        json_parser.parse_result([AIMessageChunk(content="".join(pieces[:2]))], partial=True)

@@ -2,7 +2,8 @@
 
 ``leanchain demo`` runs every agent type on a multi-step question with example tools, offline
 by default; ``leanchain graph MODULE:ATTR`` draws a runnable; ``leanchain report FILE`` turns a
-saved run into its HTML page. Problems the user can fix (a
+saved run into its HTML page; ``leanchain replay FILE`` prints a recorded run (a cassette)
+round by round. Problems the user can fix (a
 missing key, an unknown model, an unreachable server, a bad path) are reported in one line
 on stderr with exit status 2.
 """
@@ -18,6 +19,8 @@ from typing import Final, TextIO
 from leanchain import __version__
 from leanchain.cli._demo_models import AGENT_TYPES, DEMO_QUESTION
 from leanchain.cli._errors import CliError
+from leanchain.cli._replay import add_parser as add_replay_parser
+from leanchain.cli._replay import replay_command
 
 __all__ = ["main"]
 
@@ -115,6 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         "tokens, to cost the model calls with (added to the report's own)",
     )
     report.add_argument("--title", help="the page's title (default: the report's)")
+    add_replay_parser(commands)
     return parser
 
 
@@ -164,7 +168,12 @@ def _report_command(args: argparse.Namespace, out: TextIO) -> None:
     report_command(args.file, args.output, prices=args.prices, title=args.title, out=out)
 
 
-_COMMANDS: Final = {"demo": _demo_command, "graph": _graph_command, "report": _report_command}
+_COMMANDS: Final = {
+    "demo": _demo_command,
+    "graph": _graph_command,
+    "report": _report_command,
+    "replay": replay_command,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

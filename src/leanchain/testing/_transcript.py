@@ -12,7 +12,15 @@ from typing import Any
 
 from leanchain.messages import AIMessage, BaseMessage, ToolMessage
 
-__all__ = ["call_line", "message_lines", "prompt_lines", "shorten", "tool_names", "usage_line"]
+__all__ = [
+    "call_line",
+    "header",
+    "message_lines",
+    "prompt_lines",
+    "shorten",
+    "tool_names",
+    "usage_line",
+]
 
 
 def shorten(text: str, limit: int | None) -> str:
@@ -26,7 +34,10 @@ def header(message: BaseMessage) -> str:
     """The bracketed header of `message`."""
     if isinstance(message, ToolMessage):
         return f"[tool {message.name or '?'} {message.tool_call_id}]"
-    return f"[{message.type} {message.name}]" if message.name else f"[{message.type}]"
+    kind = message.type
+    if kind.endswith("MessageChunk"):
+        kind = kind[: -len("MessageChunk")].lower()
+    return f"[{kind} {message.name}]" if message.name else f"[{kind}]"
 
 
 def call_line(name: str, args: Any, id: str | None) -> str:

@@ -1,0 +1,252 @@
+"""``leanchain replay FILE [--round N]``: a recorded run printed round by round, line by line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from leanchain.agents import AgentExecutor, create_react_agent, create_tool_calling_agent
+from leanchain.agents.prompts import REACT_PROMPT, TOOL_CALLING_PROMPT, TOOL_CALLING_SYSTEM
+from leanchain.cli import main
+from leanchain.language_models import ScriptedChatModel
+from leanchain.messages import UsageMetadata
+from leanchain.testing import cassette
+from leanchain.tools import tool
+
+QUESTION = "What is the weather in Paris and Tokyo, and the time in Tokyo?"
+USAGE = UsageMetadata(input_tokens=120, output_tokens=18, total_tokens=138)
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the weather in a city."""
+    return {"Paris": "sunny, 21 C", "Tokyo": "rain, 14 C"}[city]
+
+
+@tool
+def get_time(zone: str) -> str:
+    """Get the local time in a time zone."""
+    return "18:30"
+
+
+TOOLS = [get_weather, get_time]
+
+
+def tool_calling_run(path: Path) -> None:
+    model = ScriptedChatModel(
+        [
+            ScriptedChatModel.tool_calls(
+                ("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Tokyo"}), usage=USAGE
+            ),
+            ScriptedChatModel.tool_call(
+                "get_time", {"zone": "Asia/Tokyo"}, content="Now the time."
+            ),
+            ScriptedChatModel.reply("Paris: sunny.\nTokyo: rain, 18:30.", usage=USAGE),
+        ]
+    )
+    agent = create_tool_calling_agent(model, TOOLS, TOOL_CALLING_PROMPT)
+    with cassette(path, mode="record"):
+        AgentExecutor(agent=agent, tools=TOOLS).invoke({"input": QUESTION})
+
+
+def react_run(path: Path) -> None:
+    model = ScriptedChatModel(
+        [
+            "I should look it up.\nAction: get_weather\nAction Input: Paris",
+            "I know it now.\nFinal Answer: Sunny, 21 C.",
+        ]
+    )
+    agent = create_react_agent(model, TOOLS, REACT_PROMPT)
+    with cassette(path, mode="record"):
+        AgentExecutor(agent=agent, tools=TOOLS).invoke({"input": "Weather in Paris?"})
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
+    status = main(["replay", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out.split("\n"), captured.err
+
+
+def test_the_run_round_by_round(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "run.json"
+    tool_calling_run(path)
+    status, lines, err = run(capsys, str(path))
+    assert (status, err) == (0, "")
+    assert lines == [
+        f"{path}: 3 rounds",
+        "",
+        "=== Round 1 · invoke · ScriptedChatModel ===",
+        "prompt (2 messages; tools: get_weather, get_time):",
+        "  [system]",
+        f"  {TOOL_CALLING_SYSTEM}",
+        "  [human]",
+        f"  {QUESTION}",
+        "reply:",
+        '  -> get_weather {"city": "Paris"} (call_1)',
+        '  -> get_weather {"city": "Tokyo"} (call_2)',
+        "  usage: 120 in, 18 out",
+        "",
+        "=== Round 2 · invoke · ScriptedChatModel ===",
+        "prompt (5 messages; 2 new; tools: get_weather, get_time):",
+        "observations:",
+        "  get_weather call_1: sunny, 21 C",
+        "  get_weather call_2: rain, 14 C",
+        "reply:",
+        "  Now the time.",
+        '  -> get_time {"zone": "Asia/Tokyo"} (call_3)',
+        "",
+        "=== Round 3 · invoke · ScriptedChatModel ===",
+        "prompt (7 messages; 1 new; tools: get_weather, get_time):",
+        "observations:",
+        "  get_time call_3: 18:30",
+        "reply:",
+        "  Paris: sunny.",
+        "  Tokyo: rain, 18:30.",
+        "  usage: 120 in, 18 out",
+        "",
+    ]
+
+
+def test_one_round_in_full(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "run.json"
+    tool_calling_run(path)
+    status, lines, err = run(capsys, str(path), "--round", "3")
+    assert (status, err) == (0, "")
+    assert lines == [
+        "=== Round 3 of 3 · invoke · ScriptedChatModel ===",
+        "the full prompt (7 messages):",
+        "[system]",
+        TOOL_CALLING_SYSTEM,
+        "[human]",
+        QUESTION,
+        "[ai]",
+        '-> get_weather {"city": "Paris"} (call_1)',
+        '-> get_weather {"city": "Tokyo"} (call_2)',
+        "[tool get_weather call_1]",
+        "sunny, 21 C",
+        "[tool get_weather call_2]",
+        "rain, 14 C",
+        "[ai]",
+        "Now the time.",
+        '-> get_time {"zone": "Asia/Tokyo"} (call_3)',
+        "[tool get_time call_3]",
+        "18:30",
+        "tools offered: get_weather, get_time",
+        "reply:",
+        "  Paris: sunny.",
+        "  Tokyo: rain, 18:30.",
+        "  usage: 120 in, 18 out",
+        "",
+    ]
+
+
+def test_a_text_protocol_agent_shows_what_its_prompt_grew_by(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "react.json"
+    react_run(path)
+    status, lines, _ = run(capsys, str(path))
+    assert status == 0
+    second = lines.index("=== Round 2 · invoke · ScriptedChatModel ===")
+    assert lines[second:] == [
+        "=== Round 2 · invoke · ScriptedChatModel ===",
+        "prompt (1 message):",
+        "  [human] continued:",
+        "  ...I should look it up.",
+        "  Action: get_weather",
+        "  Action Input: Paris",
+        "  Observation: sunny, 21 C",
+        "  Thought: ",
+        "reply:",
+        "  I know it now.",
+        "  Final Answer: Sunny, 21 C.",
+        "",
+    ]
+    first = lines[: second - 1]
+    assert first[:4] == [
+        f"{path}: 2 rounds",
+        "",
+        "=== Round 1 · invoke · ScriptedChatModel ===",
+        "prompt (1 message):",
+    ]
+    assert first[-4:] == [
+        "reply:",
+        "  I should look it up.",
+        "  Action: get_weather",
+        "  Action Input: Paris",
+    ]
+    prompt = json.loads(path.read_text())["entries"][0]["request"]["messages"][0]
+    assert first[-5].endswith(f"... ({len(chr(10).join(prompt['content_lines']))} chars)")
+    status, lines, _ = run(capsys, str(path), "--round", "2")
+    assert status == 0
+    assert lines[-11:] == [
+        "Question: Weather in Paris?",
+        "Thought:I should look it up.",
+        "Action: get_weather",
+        "Action Input: Paris",
+        "Observation: sunny, 21 C",
+        "Thought: ",
+        'stop sequences: "\\nObservation"',
+        "reply:",
+        "  I know it now.",
+        "  Final Answer: Sunny, 21 C.",
+        "",
+    ]
+
+
+def test_a_round_that_is_not_there(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "run.json"
+    tool_calling_run(path)
+    assert run(capsys, str(path), "--round", "4") == (
+        2,
+        [""],
+        f"leanchain replay: error: --round 4: {path} has rounds 1 to 3\n",
+    )
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"version": 1, "entries": []}))
+    assert run(capsys, str(empty), "--round", "1")[2] == (
+        f"leanchain replay: error: --round 1: {empty} has no rounds\n"
+    )
+
+
+def test_a_missing_or_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "missing.json"
+    assert run(capsys, str(missing)) == (
+        2,
+        [""],
+        f"leanchain replay: error: cassette {missing} does not exist: record it first "
+        "(mode='record' or 'once')\n",
+    )
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"version": 7, "entries": []}))
+    assert run(capsys, str(bad))[2] == (
+        f"leanchain replay: error: cassette {bad} is format version 7; this leanchain reads "
+        "version 1 (record it again)\n"
+    )
+    evil = tmp_path / "evil.json"
+    evil.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "entries": [
+                    {
+                        "call": "invoke",
+                        "model": "m",
+                        "request": {"messages": [{"type": "builtins.exec", "content": "x"}]},
+                        "reply": {"type": "ai", "content": "r"},
+                    }
+                ],
+            }
+        )
+    )
+    assert run(capsys, str(evil))[2] == (
+        "leanchain replay: error: cassette entry 1 request message 1: not a message leanchain "
+        "can read: Got unexpected message type: builtins.exec\n"
+    )
+
+
+def test_help_lists_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert "replay" in capsys.readouterr().out

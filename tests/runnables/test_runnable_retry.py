@@ -94,6 +94,74 @@ def test_backoff_waits_use_the_jitter_params() -> None:
     assert [retry._wait(n) for n in (1, 2, 3)] == [0.001, 0.002, 0.002]
 
 
+NO_SLEEP = {"max": 0.0, "jitter": 0.0}
+"""Backoff on, but capped at nothing: the waits are computed as usual and sleep 0 s."""
+
+
+@pytest.mark.parametrize("mode", ["invoke", "batch"])
+def test_past_1025_attempts_the_original_error_is_raised_not_an_overflow(mode: str) -> None:
+    flaky = Flaky(failures=10_000)
+    retry = RunnableLambda(flaky).with_retry(
+        stop_after_attempt=1100, exponential_jitter_params=NO_SLEEP
+    )
+    run = (lambda: retry.invoke(1)) if mode == "invoke" else (lambda: retry.batch([1]))
+    with pytest.raises(ValueError) as error:
+        run()
+    assert type(error.value) is ValueError
+    assert str(error.value) == "flaky"
+    assert error.value.__context__ is None
+    assert flaky.calls[1] == 1100
+
+
+async def test_past_1025_async_attempts_the_original_error_is_raised() -> None:
+    flaky = Flaky(failures=10_000)
+    retry = RunnableLambda(flaky).with_retry(
+        stop_after_attempt=1100, exponential_jitter_params=NO_SLEEP
+    )
+    with pytest.raises(ValueError, match=r"^flaky$"):
+        await retry.ainvoke(1)
+    assert flaky.calls[1] == 1100
+
+
+def test_the_backoff_is_capped_before_it_is_computed() -> None:
+    retry = RunnableLambda(lambda x: x).with_retry(exponential_jitter_params={"jitter": 0.0})
+    assert [retry._wait(n) for n in (1, 2, 6, 7, 1025, 10**9)] == [1.0, 2.0, 32.0, 60.0, 60.0, 60.0]
+    shrinking = RunnableLambda(lambda x: x).with_retry(
+        exponential_jitter_params={"exp_base": 0.5, "jitter": 0.0}
+    )
+    assert [shrinking._wait(n) for n in (1, 2, 5000)] == [1.0, 0.5, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (
+            {"maximum": 5},
+            "Unknown exponential_jitter_params key 'maximum': expected some of "
+            "['initial', 'max', 'exp_base', 'jitter']",
+        ),
+        (
+            {"max": float("inf")},
+            "exponential_jitter_params['max'] must be a finite number >= 0, got inf",
+        ),
+        (
+            {"initial": -1},
+            "exponential_jitter_params['initial'] must be a finite number >= 0, got -1",
+        ),
+        (
+            {"jitter": "1"},
+            "exponential_jitter_params['jitter'] must be a finite number >= 0, got '1'",
+        ),
+    ],
+)
+def test_bad_jitter_params_fail_when_the_retry_is_built(
+    params: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError) as error:
+        RunnableLambda(lambda x: x).with_retry(exponential_jitter_params=params)
+    assert str(error.value) == message
+
+
 def test_stop_after_attempt_must_be_positive() -> None:
     with pytest.raises(ValueError, match="stop_after_attempt must be at least 1, got 0"):
         RunnableLambda(lambda x: x).with_retry(stop_after_attempt=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -50,7 +51,7 @@ class RunnableRetry(Runnable[Input, Output]):
         self.bound = bound
         self.retry_exception_types = retry_exception_types
         self.wait_exponential_jitter = wait_exponential_jitter
-        self.exponential_jitter_params = dict(exponential_jitter_params or {})
+        self.exponential_jitter_params = _checked_jitter(exponential_jitter_params or {})
         self.max_attempt_number = max_attempt_number
         self.name: str | None = None
 
@@ -68,8 +69,8 @@ class RunnableRetry(Runnable[Input, Output]):
         if not self.wait_exponential_jitter:
             return 0.0
         params = {**_JITTER_DEFAULTS, **self.exponential_jitter_params}
-        backoff = params["initial"] * params["exp_base"] ** (attempt - 1)
-        return min(params["max"], backoff) + random.uniform(0, params["jitter"])
+        backoff = _backoff(params["initial"], params["exp_base"], params["max"], attempt)
+        return backoff + random.uniform(0, params["jitter"])
 
     def _attempt_config(
         self, config: RunnableConfig, run: RunManager | None, attempt: int
@@ -228,6 +229,39 @@ class RunnableRetry(Runnable[Input, Output]):
     def OutputType(self) -> Any:
         """The bound runnable's output type."""
         return self.bound.OutputType
+
+
+def _checked_jitter(params: Mapping[str, float]) -> dict[str, float]:
+    """`params` as a dict, once every key is known and every value a finite number >= 0."""
+    checked: dict[str, float] = {}
+    for key, value in params.items():
+        if key not in _JITTER_DEFAULTS:
+            raise ValueError(
+                f"Unknown exponential_jitter_params key {key!r}: expected some of "
+                f"{list(_JITTER_DEFAULTS)}"
+            )
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < 0
+        ):
+            raise ValueError(
+                f"exponential_jitter_params[{key!r}] must be a finite number >= 0, got {value!r}"
+            )
+        checked[key] = float(value)
+    return checked
+
+
+def _backoff(initial: float, base: float, maximum: float, attempt: int) -> float:
+    """``min(maximum, initial * base ** (attempt - 1))``, capped before the power is taken:
+    ``2.0 ** 1024`` overflows, and a 5,000-attempt retry gets there."""
+    exponent = attempt - 1
+    if initial <= 0:
+        return 0.0
+    if base > 1 and (initial >= maximum or exponent >= math.log(maximum / initial, base)):
+        return maximum
+    return min(maximum, initial * base**exponent)
 
 
 def _finish(results: list[Any], return_exceptions: bool) -> list[Any]:

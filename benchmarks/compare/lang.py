@@ -59,6 +59,7 @@ from benchmarks.compare.shared import (
     triple,
 )
 from benchmarks.compare.spec import (
+    CONCURRENT_TIMEOUT,
     EVENT_STEPS,
     EVENT_STREAMS,
     Call,
@@ -280,11 +281,11 @@ def _agent(kind: str) -> CaseFactory:
     return build
 
 
-def _openai_executor(base_url: str) -> AgentExecutor:
+def _openai_executor(base_url: str, timeout: float | None = None) -> AgentExecutor:
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
-    model = ChatOpenAI(model=MODEL, api_key=SecretStr(API_KEY), base_url=base_url)
+    model = ChatOpenAI(model=MODEL, api_key=SecretStr(API_KEY), base_url=base_url, timeout=timeout)
     agent = create_tool_calling_agent(model, [ECHO], TOOL_CALLING_PROMPT)
     return AgentExecutor(agent=agent, tools=[ECHO])
 
@@ -319,7 +320,7 @@ def _openai_agent_async(settings: Settings) -> Case:
 
 def concurrent_agent(base_url: str) -> tuple[Callable[[], Any], Callable[[], Any]]:
     """The concurrent workload's agent: classic's AgentExecutor.ainvoke."""
-    executor = _openai_executor(base_url)
+    executor = _openai_executor(base_url, CONCURRENT_TIMEOUT)
 
     async def run() -> Any:
         return (await executor.ainvoke({"input": AGENT_INPUT}))["output"]

@@ -27,6 +27,7 @@ from benchmarks.compare.shared import (
     triple,
 )
 from benchmarks.compare.spec import (
+    CONCURRENT_TIMEOUT,
     EVENT_STEPS,
     EVENT_STREAMS,
     Call,
@@ -258,10 +259,10 @@ def _agent(kind: str) -> CaseFactory:
     return build
 
 
-def _openai_executor(base_url: str) -> AgentExecutor:
+def _openai_executor(base_url: str, timeout: float | None = None) -> AgentExecutor:
     from leanchain.providers import ChatOpenAI
 
-    model = ChatOpenAI(model=MODEL, api_key=API_KEY, base_url=base_url)
+    model = ChatOpenAI(model=MODEL, api_key=API_KEY, base_url=base_url, timeout=timeout)
     agent = create_tool_calling_agent(model, [ECHO], TOOL_CALLING_PROMPT)
     return AgentExecutor(agent=agent, tools=[ECHO])
 
@@ -297,7 +298,7 @@ def _openai_agent_async(settings: Settings) -> Case:
 def concurrent_agent(base_url: str) -> tuple[Callable[[], Any], Callable[[], Any]]:
     """The concurrent workload's agent: one awaitable run, and the close (a no-op: the
     model's clients close with their event loop)."""
-    executor = _openai_executor(base_url)
+    executor = _openai_executor(base_url, CONCURRENT_TIMEOUT)
 
     async def run() -> Any:
         return (await executor.ainvoke({"input": AGENT_INPUT}))["output"]

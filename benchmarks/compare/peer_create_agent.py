@@ -15,7 +15,15 @@ from typing import Any, Final
 
 from benchmarks.compare.fake_server import API_KEY, MODEL, script_one_run, start_server
 from benchmarks.compare.shared import AGENT_INPUT, AGENT_OUTPUT, TOOL_CALLING_SYSTEM
-from benchmarks.compare.spec import Call, Case, CaseFactory, Concurrent, Import, Settings
+from benchmarks.compare.spec import (
+    CONCURRENT_TIMEOUT,
+    Call,
+    Case,
+    CaseFactory,
+    Concurrent,
+    Import,
+    Settings,
+)
 
 __all__ = ["CASES", "IMPORT", "concurrent_agent"]
 
@@ -50,11 +58,11 @@ def _scripted(settings: Settings) -> Case:
     return Call(lambda: _answer(agent.invoke(_INPUT)), AGENT_OUTPUT)
 
 
-def _openai_model(base_url: str) -> Any:
+def _openai_model(base_url: str, timeout: float | None = None) -> Any:
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
-    return ChatOpenAI(model=MODEL, api_key=SecretStr(API_KEY), base_url=base_url)
+    return ChatOpenAI(model=MODEL, api_key=SecretStr(API_KEY), base_url=base_url, timeout=timeout)
 
 
 def _openai_sync(settings: Settings) -> Case:
@@ -87,7 +95,7 @@ def _openai_async(settings: Settings) -> Case:
 
 def concurrent_agent(base_url: str) -> tuple[Callable[[], Any], Callable[[], Any]]:
     """The concurrent workload's agent: the graph's ``ainvoke``."""
-    agent = _agent(_openai_model(base_url))
+    agent = _agent(_openai_model(base_url, CONCURRENT_TIMEOUT))
 
     async def run() -> Any:
         return _answer(await agent.ainvoke(_INPUT))

@@ -23,7 +23,15 @@ from benchmarks.compare.shared import (
     TOOL_CALLING_SYSTEM,
     echo_text,
 )
-from benchmarks.compare.spec import Call, Case, CaseFactory, Concurrent, Import, Settings
+from benchmarks.compare.spec import (
+    CONCURRENT_TIMEOUT,
+    Call,
+    Case,
+    CaseFactory,
+    Concurrent,
+    Import,
+    Settings,
+)
 
 __all__ = ["CASES", "IMPORT", "concurrent_agent"]
 
@@ -123,7 +131,7 @@ def concurrent_agent(base_url: str) -> tuple[Callable[[], Any], Callable[[], Any
 
     from agents import Runner
 
-    client = openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY)
+    client = openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY, timeout=CONCURRENT_TIMEOUT)
     agent = _agent(_openai_model(client))
 
     async def run() -> Any:

@@ -46,6 +46,7 @@ from benchmarks.compare.shared import (
     triple,
 )
 from benchmarks.compare.spec import (
+    CONCURRENT_TIMEOUT,
     EVENT_STEPS,
     EVENT_STREAMS,
     Call,
@@ -386,7 +387,7 @@ def concurrent_agent(base_url: str) -> tuple[Callable[[], Any], Callable[[], Any
     """The concurrent workload's lower bound: the hand-written async loop, one client."""
     import openai
 
-    client = openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY)
+    client = openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY, timeout=CONCURRENT_TIMEOUT)
     return _async_loop(client), client.close
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import runpy
 from pathlib import Path
 
 import pytest
@@ -250,3 +252,29 @@ def test_a_missing_or_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_help_lists_the_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert "replay" in capsys.readouterr().out
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "testing.md"
+
+
+def test_the_docs_show_what_the_recording_and_the_command_really_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = DOCS.read_text()
+    section = text[text.index("## Recording real traffic") :]
+    first_block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert first_block is not None
+    script = tmp_path / "record.py"
+    script.write_text(first_block.group(1))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    runpy.run_path(str(script))
+    shown = re.search(r"```console\n\$ leanchain replay weather.json\n(.*?)```", section, re.S)
+    assert shown is not None
+    assert main(["replay", "weather.json"]) == 0
+    assert capsys.readouterr().out == shown.group(1)
+    excerpt = re.search(r"The\nfirst entry of `weather.json`:\n\n```text\n(.*?)```", section, re.S)
+    assert excerpt is not None
+    written = (tmp_path / "weather.json").read_text().split("\n")
+    entry = written[3 : written.index("    },", 3)]
+    assert excerpt.group(1) == "\n".join(line[4:] for line in entry) + "\n}\n"

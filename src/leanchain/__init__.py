@@ -131,17 +131,22 @@ __all__ = [
 ]
 
 
+# The module's namespace, taken now: once ``leanchain.globals`` is imported, the name
+# ``globals`` in this module is that submodule, not the builtin.
+_NAMESPACE = globals()
+
+
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'leanchain' has no attribute {name!r}")
     value = getattr(import_module(module), name)
-    globals()[name] = value
+    _NAMESPACE[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+    return sorted(set(_NAMESPACE) | set(_EXPORTS))
 
 
 if TYPE_CHECKING:

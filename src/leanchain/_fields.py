@@ -85,7 +85,8 @@ def _read(cls: type, base: type) -> dict[str, FieldSpec]:
     validate = bool(getattr(cls, "validate_fields", False))
     table: dict[str, FieldSpec] = {}
     for klass in reversed(cls.__mro__):
-        if klass is base or not issubclass(klass, base):
+        # leanchain's own classes take their settings in their own constructors.
+        if not issubclass(klass, base) or klass.__module__.startswith("leanchain."):
             continue
         for name, raw in vars(klass).get("__annotations__", {}).items():
             if name.startswith("_") or _is_class_var(raw):
@@ -120,15 +121,17 @@ def _default_of(cls: type, name: str) -> tuple[Any, Callable[[], Any] | None]:
 
 
 def _unwrap_class_fields(cls: type, table: dict[str, FieldSpec]) -> None:
-    """Class attributes that were ``Field(...)`` read as their plain defaults afterwards."""
+    """Class attributes that were ``Field(default=...)`` read as their plain defaults afterwards.
+
+    A ``Field(default_factory=...)`` stays on the class, so that subclasses read it too; every
+    instance has its own value.
+    """
     for klass in cls.__mro__:
         for name, value in list(vars(klass).items()):
             if name in table and isinstance(value, FieldInfo):
                 spec = table[name]
                 if spec.default is not _MISSING:
                     setattr(klass, name, spec.default)
-                else:
-                    delattr(klass, name)
 
 
 def declared_fields(cls: type, base: type) -> dict[str, FieldSpec]:

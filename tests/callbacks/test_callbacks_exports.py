@@ -15,6 +15,7 @@ def test_callbacks_exports() -> None:
         "ConsoleCallbackHandler",
         "EventData",
         "RunManager",
+        "StdOutCallbackHandler",
         "StreamEvent",
         "add_default_handler",
         "adispatch_custom_event",

@@ -9,6 +9,7 @@ from leanchain.callbacks._defaults import (
     remove_default_handler,
 )
 from leanchain.callbacks._event_types import EventData, StreamEvent
+from leanchain.callbacks._stdout import StdOutCallbackHandler
 from leanchain.callbacks.base import AsyncCallbackHandler, BaseCallbackHandler
 from leanchain.callbacks.console import ConsoleCallbackHandler
 from leanchain.callbacks.manager import CallbackManager, Callbacks, RunManager
@@ -21,6 +22,7 @@ __all__ = [
     "ConsoleCallbackHandler",
     "EventData",
     "RunManager",
+    "StdOutCallbackHandler",
     "StreamEvent",
     "add_default_handler",
     "adispatch_custom_event",

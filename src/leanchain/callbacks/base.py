@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
+from leanchain._fields import init_fields
+
 __all__ = ["AsyncCallbackHandler", "BaseCallbackHandler"]
 
 
@@ -33,6 +35,11 @@ class BaseCallbackHandler:
 
     raise_error: bool = False
     run_inline: bool = True
+
+    def __init__(self, **fields: Any) -> None:
+        # A subclass's annotated fields are its constructor's keywords (LangChain's way).
+        init_fields(self, fields, BaseCallbackHandler)
+
     ignore_chain: bool = False
     ignore_chat_model: bool = False
     ignore_llm: bool = False

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
 
+from leanchain._fields import fields_repr, init_fields
 from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.messages import (
     AIMessage,
@@ -29,7 +30,7 @@ from leanchain.messages import (
 from leanchain.prompts import PromptValue
 from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
-from leanchain.runnables.config import RunnableConfig, ensure_config
+from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 
 from ._from_stream import agenerate_from_stream, astream_in_thread, generate_from_stream
 from ._intercept import INTERCEPTORS, ModelCall, run_ainvoke, run_astream, run_invoke, run_stream
@@ -50,6 +51,8 @@ LanguageModelInput: TypeAlias = PromptValue | str | Sequence[MessageLikeRepresen
 ToolChoice: TypeAlias = str | bool | dict[str, Any]
 """A tool name, ``"auto"``, ``"any"``, ``"none"``, ``True``, or a provider-specific dict."""
 
+_OWN_KEYWORDS = ("disable_streaming", "metadata", "name", "tags")
+
 
 class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     """The base class of chat models: messages in, an `AIMessage` out.
@@ -58,13 +61,22 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     and `_astream` (native async). They must not emit ``on_llm_new_token`` themselves: the
     base class does it for every chunk `_stream` yields.
 
+    A subclass may declare its settings the LangChain way, as annotated class fields with
+    defaults (or ``Field(...)``); they are keyword arguments of the constructor (`_fields`).
+
     Args:
         name: the name shown in callbacks and events (defaults to the class name).
         disable_streaming: ``True`` makes `stream` yield the whole reply as one chunk;
             ``"tool_calling"`` does so only for calls that pass ``tools``.
+        tags: tags added to every run of this model.
+        metadata: metadata added to every run of this model.
+        **fields: a subclass's declared fields.
+
+    Raises:
+        TypeError: a keyword that is neither one of these nor a declared field.
     """
 
-    __slots__ = ("disable_streaming", "name")
+    __slots__ = ("disable_streaming", "metadata", "name", "tags")
 
     client_side_stop: ClassVar[bool] = False
     """Whether the base class cuts replies at the first stop sequence itself (a class setting).
@@ -79,9 +91,29 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         *,
         name: str | None = None,
         disable_streaming: bool | Literal["tool_calling"] = False,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **fields: Any,
     ) -> None:
         self.name = name
         self.disable_streaming = disable_streaming
+        self.tags = tags
+        self.metadata = metadata
+        init_fields(self, fields, BaseChatModel, _OWN_KEYWORDS)
+
+    def __repr__(self) -> str:
+        return fields_repr(self, BaseChatModel)
+
+    def _own_config(self, config: RunnableConfig) -> RunnableConfig:
+        """`config` plus this model's tags and metadata (read only when a run is reported)."""
+        if not (self.tags or self.metadata):
+            return config
+        own: RunnableConfig = {}
+        if self.tags:
+            own["tags"] = self.tags
+        if self.metadata:
+            own["metadata"] = self.metadata
+        return merge_configs(config, own)
 
     # -- what subclasses provide ------------------------------------------------------------
 
@@ -275,7 +307,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run = None
         if config.get("callbacks"):
             run = start_run(
-                config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+                self._own_config(config),
+                "chat_model",
+                self.get_name(),
+                [messages],
+                **self._start_extra(stop, kwargs),
             )
         if run is None:
             result = self._generate(messages, stop=stop, **kwargs)
@@ -322,7 +358,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run = None
         if config.get("callbacks"):
             run = await astart_run(
-                config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+                self._own_config(config),
+                "chat_model",
+                self.get_name(),
+                [messages],
+                **self._start_extra(stop, kwargs),
             )
         if run is None:
             result = await self._agenerate(messages, stop=stop, **kwargs)
@@ -381,7 +421,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run = None
         if config.get("callbacks"):
             run = start_run(
-                config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+                self._own_config(config),
+                "chat_model",
+                self.get_name(),
+                [messages],
+                **self._start_extra(stop, kwargs),
             )
         chunks = cut_stream(self._stream(messages, stop, run, **kwargs), self._markers(stop))
         if run is None:
@@ -435,7 +479,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run = None
         if config.get("callbacks"):
             run = await astart_run(
-                config, "chat_model", self.get_name(), [messages], **self._start_extra(stop, kwargs)
+                self._own_config(config),
+                "chat_model",
+                self.get_name(),
+                [messages],
+                **self._start_extra(stop, kwargs),
             )
         chunks = acut_stream(self._astream(messages, stop, run, **kwargs), self._markers(stop))
         if run is None:

@@ -12,6 +12,7 @@ from abc import abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 
+from leanchain._fields import fields_repr, init_fields
 from leanchain.messages import BaseMessage, BaseMessageChunk
 from leanchain.runnables import Runnable, RunnableConfig
 
@@ -68,10 +69,14 @@ class BaseOutputParser(Runnable[LanguageModelOutput, T]):
     """Turns a model's output (text or a message) into a value.
 
     Subclasses implement `parse`; parsers that need the message (not just its text) override
-    `parse_result`. Invalid output raises `OutputParserException`.
+    `parse_result`. Invalid output raises `OutputParserException`. A subclass may declare its
+    settings as annotated class fields, built with keywords (LangChain's way, `_fields`).
     """
 
     __slots__ = ()
+
+    def __init__(self, **fields: Any) -> None:
+        init_fields(self, fields, BaseOutputParser)
 
     @abstractmethod
     def parse(self, text: str) -> T:
@@ -149,7 +154,7 @@ class BaseOutputParser(Runnable[LanguageModelOutput, T]):
         return Any
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        return fields_repr(self, BaseOutputParser)
 
 
 class BaseTransformOutputParser(BaseOutputParser[T]):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
-
-from pydantic import Field
 
 from leanchain.documents import Document
 from leanchain.retrievers._base import BaseRetriever
@@ -30,16 +29,25 @@ class InMemoryRetriever(BaseRetriever):
     ``InMemoryRetriever(documents=[Document("..."), ...], k=2)``
     """
 
-    documents: list[Document] = Field(default_factory=list)
-    """The collection to search."""
-    k: int = 4
-    """How many documents at most (LangChain's default search size)."""
-
-    def __init__(self, **fields: Any) -> None:
-        super().__init__(**fields)
-        if self.k < 1:
-            raise ValueError(f"k must be at least 1, got {self.k!r}")
+    def __init__(
+        self,
+        documents: Sequence[Document] = (),
+        k: int = 4,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(tags=tags, metadata=metadata)
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k!r}")
+        self.documents = list(documents)
+        """The collection to search."""
+        self.k = k
+        """How many documents at most (LangChain's default search size)."""
         self._counts = [Counter(_words(d.page_content)) for d in self.documents]
+
+    def __repr__(self) -> str:
+        return f"InMemoryRetriever(documents=<{len(self.documents)} documents>, k={self.k})"
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         wanted = set(_words(query))

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, cast
 
 from pydantic import BaseModel
 
+from leanchain._fields import init_fields
 from leanchain.callbacks.manager import Callbacks, RunManager
 from leanchain.messages import ToolCall
 from leanchain.runnables._executor import run_in_executor
@@ -31,6 +32,20 @@ ResponseFormat: TypeAlias = Literal["content", "content_and_artifact"]
 ToolInput: TypeAlias = str | dict[str, Any] | ToolCall
 
 _RESPONSE_FORMATS = ("content", "content_and_artifact")
+_OWN_KEYWORDS = (
+    "args_schema",
+    "callbacks",
+    "description",
+    "extras",
+    "handle_tool_error",
+    "handle_validation_error",
+    "metadata",
+    "name",
+    "response_format",
+    "return_direct",
+    "tags",
+    "verbose",
+)
 _JSON_SCHEMA_STRING_INPUT = (
     "String tool inputs are not allowed when using tools with JSON schema args_schema."
 )
@@ -113,6 +128,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         tags: list[str] | None = None,
         callbacks: Callbacks = None,
         extras: dict[str, Any] | None = None,
+        **fields: Any,
     ) -> None:
         given: dict[str, Any] = {
             "name": name,
@@ -131,6 +147,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         for key, value in given.items():
             if value is not None:
                 setattr(self, key, value)
+        init_fields(self, fields, BaseTool, _OWN_KEYWORDS)
         if not isinstance(getattr(self, "name", None), str) or not self.name:
             raise TypeError(
                 f"{type(self).__name__} needs a name: pass name=... or set it on the class"

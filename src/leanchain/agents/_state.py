@@ -123,7 +123,7 @@ def _dump(value: Any) -> Any:
     # Subclasses of the plain types keep their value, not their class (a StrEnum, a
     # NamedTuple, a dict subclass come back as str, tuple, dict).
     if isinstance(value, str):
-        return str(value)
+        return str.__str__(value)  # the text itself, even for a (str, Enum) member
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
@@ -306,16 +306,17 @@ def _read_dict(data: dict[str, Any]) -> dict[Any, Any]:
     _fields(data, {"items": (list,)})
     out: dict[Any, Any] = {}
     for i, pair in enumerate(data["items"]):
-        if type(pair) is not list or len(pair) != 2:
-            raise _Unreadable(f"['items'][{i}] is not a [key, value] pair: {pair!r}")
         try:
+            if type(pair) is not list or len(pair) != 2:
+                raise _Unreadable(f"is not a [key, value] pair: {pair!r}")
             key, value = _load(pair[0]), _load(pair[1])
-            hash(key)
+            try:
+                hash(key)
+            except TypeError:
+                raise _Unreadable("has a key that cannot be a dict key") from None
         except _Unreadable as exc:
-            exc.path.append(f"['items'][{i}]")
+            exc.path += [f"[{i}]", "['items']"]
             raise
-        except TypeError:
-            raise _Unreadable(f"['items'][{i}] has a key that cannot be a dict key") from None
         out[key] = value
     return out
 

@@ -89,6 +89,14 @@ EXPECTED: dict[str, list[str]] = {
         "  partial: Movie(title='Up in the air', year=2009)",
         "tools: [Search(query='hot tea', limit=3), Movie(title='Tea', year=None)]",
     ],
+    "ported_app.py": [
+        "model: DeskModel(model_name='desk-1', api_key=SecretStr('**********'), temperature=0.0)",
+        "the model sees my_orders args: {'status': {'title': 'Status', 'type': 'string'}}",
+        "Where is my order? -> Here is what I found: A-1 (shipped), A-7 (packing)",
+        "Can I return it? -> Here is what I found: Returns are free within 30 days of delivery.",
+        "What did I ask? -> You asked me before: ['Where is my order?', 'Can I return it?']",
+        "stored in SQLite: ['human', 'ai', 'human', 'ai', 'human', 'ai']",
+    ],
     "chat_history.py": [
         "turn 1 the model saw: system: Be brief. | human: I am Ada.",
         "turn 1 reply: Hi Ada.",

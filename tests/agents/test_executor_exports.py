@@ -27,6 +27,7 @@ EXPECTED = [
     "SqliteCheckpointer",
     "ToolAgentAction",
     "UsageLimits",
+    "create_agent",
     "create_json_chat_agent",
     "create_openai_functions_agent",
     "create_openai_tools_agent",

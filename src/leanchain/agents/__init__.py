@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "SqliteCheckpointer": "leanchain.agents._checkpoint",
     "ToolAgentAction": "leanchain.agents.schema",
     "UsageLimits": "leanchain.agents.middleware",
+    "create_agent": "leanchain.agents._create_agent",
     "create_json_chat_agent": "leanchain.agents._json_chat",
     "create_openai_functions_agent": "leanchain.agents._openai_functions",
     "create_openai_tools_agent": "leanchain.agents.factories",
@@ -54,6 +55,7 @@ __all__ = [
     "SqliteCheckpointer",
     "ToolAgentAction",
     "UsageLimits",
+    "create_agent",
     "create_json_chat_agent",
     "create_openai_functions_agent",
     "create_openai_tools_agent",
@@ -83,6 +85,7 @@ if TYPE_CHECKING:
         InMemoryCheckpointer,
         SqliteCheckpointer,
     )
+    from leanchain.agents._create_agent import create_agent
     from leanchain.agents._json_chat import create_json_chat_agent
     from leanchain.agents._openai_functions import create_openai_functions_agent
     from leanchain.agents._resume import Resume

@@ -1,5 +1,10 @@
 """leanchain's pytest plugin (the ``pytest11`` entry point): a cassette per test.
 
+It is a top-level module of its own, outside the ``leanchain`` package (as hypothesis does with
+``_hypothesis_pytestplugin``), and imports nothing of leanchain until a test asks for a
+cassette: pytest loads every installed plugin on every run, and marks the package a plugin
+lives in for assertion rewriting.
+
 A test that asks for the ``llm_cassette`` fixture, or is marked ``@pytest.mark.llm_cassette``,
 runs inside `cassette` (`leanchain.testing`): its chat-model calls are recorded to
 ``cassettes/<test module>/<test name>.json`` next to the test file on the first run and

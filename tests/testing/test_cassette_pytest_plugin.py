@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,3 +139,23 @@ def test_plain():
     )
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
     assert not (pytester.path / "cassettes").exists()
+
+
+def test_loading_the_plugin_imports_nothing_of_leanchain() -> None:
+    code = (
+        "import sys, _leanchain_pytest_plugin\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'leanchain'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout == "[]\n"
+
+
+def test_the_plugin_is_registered_by_the_package() -> None:
+    [entry] = [
+        ep
+        for ep in importlib.metadata.distribution("leanchain").entry_points
+        if ep.group == "pytest11"
+    ]
+    assert (entry.name, entry.value) == ("leanchain", "_leanchain_pytest_plugin")

@@ -314,7 +314,7 @@ def test_a_string_edit_fills_a_one_argument_tool() -> None:
     assert ledger.ran == [("send_mail", "zoe")]
 
 
-def test_a_string_edit_for_a_tool_of_several_arguments_is_refused() -> None:
+def test_a_string_edit_is_the_first_argument_as_the_tool_reads_it() -> None:
     def transfer(source: str, target: str) -> str:
         """Move money."""
         return "moved"
@@ -332,8 +332,8 @@ def test_a_string_edit_for_a_tool_of_several_arguments_is_refused() -> None:
     with pytest.raises(ApprovalError) as info:
         executor.resume(first["state"], {"call_1": Decision.edit("c")})
     assert str(info.value) == (
-        "The edited arguments for call 'call_1' ('transfer') are a string, but the tool takes "
-        "the arguments ['source', 'target']: give them as a dict"
+        "The edited arguments for call 'call_1' ('transfer') do not match the tool's schema: "
+        "Tool 'transfer' got invalid arguments: 'target': Field required"
     )
 
 

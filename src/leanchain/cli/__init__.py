@@ -75,6 +75,12 @@ def _parser() -> argparse.ArgumentParser:
         "and then stop the run",
     )
     demo.add_argument(
+        "--approve",
+        action="store_true",
+        help="ask at the terminal before each tool call runs: approve it, reject it or edit "
+        "its arguments (HumanApproval)",
+    )
+    demo.add_argument(
         "--report",
         metavar="FILE",
         type=Path,
@@ -129,6 +135,11 @@ def _demo_command(args: argparse.Namespace, out: TextIO) -> None:
     if args.base_url is not None and args.model is None:
         raise CliError("--base-url needs --model, e.g. --model openai:NAME --base-url URL")
     spec = None if args.model is None else parse_model(args.model, args.base_url)
+    approve = None
+    if args.approve:
+        from leanchain.cli._approve import terminal_ask
+
+        approve = terminal_ask(sys.stdin, out)
     if args.report is None:
         run_demo(
             agent_types_for(args.agent),
@@ -136,6 +147,7 @@ def _demo_command(args: argparse.Namespace, out: TextIO) -> None:
             spec=spec,
             out=out,
             loop=args.loop,
+            approve=approve,
         )
         return
     from leanchain.cli._report import save_report
@@ -150,6 +162,7 @@ def _demo_command(args: argparse.Namespace, out: TextIO) -> None:
             out=out,
             callbacks=[handler],
             loop=args.loop,
+            approve=approve,
         )
     finally:  # a failed run is worth a look too
         save_report(handler.report(), args.report)

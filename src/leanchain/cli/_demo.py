@@ -11,6 +11,7 @@ from typing import Any, Final, TextIO, TypeAlias
 
 from leanchain.agents import (
     AgentExecutor,
+    HumanApproval,
     LoopGuard,
     create_json_chat_agent,
     create_react_agent,
@@ -18,6 +19,7 @@ from leanchain.agents import (
     create_tool_calling_agent,
     create_xml_agent,
 )
+from leanchain.agents.middleware import AgentMiddleware, ApprovalRequest
 from leanchain.agents.prompts import (
     JSON_CHAT_PROMPT,
     REACT_PROMPT,
@@ -31,7 +33,12 @@ from leanchain.cli._demo_tools import demo_tools
 from leanchain.cli._errors import CliError
 from leanchain.cli._models import ModelSpec, make_model
 from leanchain.cli._trace import Trace, use_colour
-from leanchain.errors import AuthenticationError, ProviderConnectionError, ProviderError
+from leanchain.errors import (
+    ApprovalError,
+    AuthenticationError,
+    ProviderConnectionError,
+    ProviderError,
+)
 from leanchain.runnables import Runnable, RunnableConfig
 from leanchain.tools import BaseTool
 
@@ -68,20 +75,25 @@ def build_agent(agent_type: str, llm: Any, tools: Sequence[BaseTool]) -> Runnabl
     return _FACTORIES[agent_type][1](llm, tools)
 
 
-def build_executor(agent_type: str, llm: Any) -> AgentExecutor:
+def build_executor(
+    agent_type: str, llm: Any, *, approve: Callable[[ApprovalRequest], Any] | None = None
+) -> AgentExecutor:
     """An executor for `agent_type` over `llm` and the demo tools.
 
     Parsing errors are shown to the model (a real model sometimes slips out of the format),
     a `LoopGuard` warns, then stops, a model that repeats itself, and a run stops after ten
-    steps.
+    steps. With `approve`, a `HumanApproval` asks it before every tool call.
     """
     tools = demo_tools()
+    middleware: list[AgentMiddleware] = [LoopGuard()]
+    if approve is not None:
+        middleware.append(HumanApproval([t.name for t in tools], ask=approve))
     return AgentExecutor(
         agent=build_agent(agent_type, llm, tools),
         tools=tools,
         handle_parsing_errors=True,
         max_iterations=10,
-        middleware=[LoopGuard()],
+        middleware=middleware,
     )
 
 
@@ -93,12 +105,14 @@ def run_demo(
     out: TextIO,
     callbacks: Sequence[BaseCallbackHandler] = (),
     loop: bool = False,
+    approve: Callable[[ApprovalRequest], Any] | None = None,
 ) -> dict[str, str]:
     """Run each agent type on the question, tracing it to `out`; the final answers by type.
 
     `callbacks` observe every run (``--report`` passes a `ReportCallbackHandler`); each run
     is named after its agent type. With `loop` the offline model is stuck on its first tool
-    call (``--loop``), to show `LoopGuard` warning it, then stopping the run.
+    call (``--loop``), to show `LoopGuard` warning it, then stopping the run. With `approve`
+    (``--approve``) each tool call waits for its answer (`HumanApproval`).
 
     Raises:
         CliError: the offline model was asked another question, or a real model could not be
@@ -121,7 +135,7 @@ def run_demo(
             llm: Any = shared
         else:
             llm = stuck_model(agent_type) if loop else demo_model(agent_type)
-        executor = build_executor(agent_type, llm)
+        executor = build_executor(agent_type, llm, approve=approve)
         trace = Trace(out, colour=colour)
         trace.header(f"{agent_type} agent ({_FACTORIES[agent_type][0]}, {model_name})", asked)
         config: RunnableConfig | None = None
@@ -139,6 +153,8 @@ def run_demo(
             raise CliError(f"cannot reach the model server at {url}: {exc}") from None
         except ProviderError as exc:
             raise CliError(f"{model_name} failed: {exc}") from None
+        except ApprovalError as exc:
+            raise CliError(f"the answer could not be used: {exc}") from None
     return answers
 
 

@@ -402,14 +402,9 @@ def _check_edit(executor: AgentExecutor, request: ApprovalRequest, arguments: An
     schema = tool.tool_call_schema
     if isinstance(schema, type) and issubclass(schema, BaseModel):
         value = arguments
-        if isinstance(arguments, str):
-            fields = list(schema.model_fields)
-            if len(fields) != 1:
-                raise ApprovalError(
-                    f"{where} are a string, but the tool takes the arguments {fields}: give "
-                    "them as a dict"
-                )
-            value = {fields[0]: arguments}
+        if isinstance(arguments, str):  # as the tool reads it: the text is its first argument
+            fields = list(schema.model_fields.items())
+            value = {fields[0][1].alias or fields[0][0]: arguments} if fields else {}
         try:
             schema.model_validate(value)
         except ValidationError as exc:

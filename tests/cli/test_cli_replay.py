@@ -1,10 +1,17 @@
-"""``leanchain replay FILE [--round N]``: a recorded run printed round by round, line by line."""
+"""``leanchain replay FILE [--round N]``: a recorded run printed round by round, line by line;
+and ``leanchain demo --model human``, a person playing the model on a pseudo-terminal."""
 
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
 import runpy
+import select
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -278,3 +285,120 @@ def test_the_docs_show_what_the_recording_and_the_command_really_give(
     written = (tmp_path / "weather.json").read_text().split("\n")
     entry = written[3 : written.index("    },", 3)]
     assert excerpt.group(1) == "\n".join(line[4:] for line in entry) + "\n}\n"
+
+
+class Terminal:
+    """A command run on a pseudo-terminal: read what it shows, type what a person would."""
+
+    def __init__(self, *argv: str) -> None:
+        self.master, slave = pty.openpty()
+        env = {**os.environ, "NO_COLOR": "1", "NO_PROXY": "127.0.0.1,localhost"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "leanchain", *argv],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            close_fds=True,
+        )
+        os.close(slave)
+        self.shown = b""
+        self.read = 0
+
+    def read_until(self, text: str, timeout: float = 20.0) -> None:
+        """Wait until `text` is shown after what was read until last time."""
+        deadline = time.monotonic() + timeout
+        wanted = text.encode()
+        while (at := self.shown.find(wanted, self.read)) == -1:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {text!r} in {self.shown.decode(errors='replace')!r}"
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
+                try:
+                    data = os.read(self.master, 4096)
+                except OSError:  # the command ended and closed the terminal
+                    data = b""
+                assert data, f"ended before {text!r}: {self.shown.decode(errors='replace')!r}"
+                self.shown += data
+        self.read = at + len(wanted)
+
+    def type(self, line: str) -> None:
+        os.write(self.master, line.encode() + b"\n")
+
+    def finish(self, timeout: float = 20.0) -> tuple[int, str]:
+        status = self.process.wait(timeout)
+        while select.select([self.master], [], [], 0.1)[0]:
+            try:
+                data = os.read(self.master, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            self.shown += data
+        return status, self.shown.decode().replace("\r\n", "\n")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(5)
+        os.close(self.master)
+
+
+HUMAN_PROMPT = (
+    '=== Your reply as the model: end it with a line holding only "."; '
+    "a line '/tool NAME {json arguments}' calls a tool.\n"
+)
+
+
+def test_model_human_lets_a_person_play_the_model_on_a_terminal() -> None:
+    terminal = Terminal(
+        "demo", "--model", "human", "--agent", "tool-calling", "--question", "What is 2+2?"
+    )
+    try:
+        terminal.read_until(HUMAN_PROMPT.strip() + "\r\n> ")
+        terminal.type('/tool calculator {"expression": "2+2"}')
+        terminal.read_until('"2+2"}\r\n> ')
+        terminal.type(".")
+        terminal.read_until("(4 messages)")
+        terminal.read_until(HUMAN_PROMPT.strip() + "\r\n> ")
+        terminal.type("It is 4.")
+        terminal.read_until("It is 4.\r\n> ")
+        terminal.type(".")
+        status, shown = terminal.finish()
+    finally:
+        terminal.close()
+    system = TOOL_CALLING_SYSTEM
+    tools = "tools offered: city_facts, convert_units, calculator\n"
+    assert status == 0
+    assert shown == (
+        "=== tool-calling agent (create_tool_calling_agent, human:you) ===\n"
+        "Question: What is 2+2?\n"
+        "=== round 1: the prompt (2 messages) ===\n"
+        f"[system]\n{system}\n[human]\nWhat is 2+2?\n{tools}{HUMAN_PROMPT}"
+        '> /tool calculator {"expression": "2+2"}\n'
+        "> .\n"
+        "Step 1\n"
+        "  -> calculator(expression='2+2')\n"
+        "  <- calculator: 4\n"
+        "=== round 2: the prompt (4 messages) ===\n"
+        f"[system]\n{system}\n[human]\nWhat is 2+2?\n"
+        '[ai]\n-> calculator {"expression": "2+2"} (human_call_1)\n'
+        f"[tool calculator human_call_1]\n4\n{tools}{HUMAN_PROMPT}"
+        "> It is 4.\n"
+        "> .\n"
+        "Final answer: It is 4.\n"
+    )
+
+
+def test_model_human_at_the_end_of_input_is_a_one_line_error() -> None:
+    terminal = Terminal("demo", "--model", "human", "--agent", "react", "--question", "2+2?")
+    try:
+        terminal.read_until(HUMAN_PROMPT.strip() + "\r\n> ")
+        os.write(terminal.master, b"\x04")  # Ctrl-D: the end of input
+        status, shown = terminal.finish()
+    finally:
+        terminal.close()
+    assert status == 2
+    assert shown.endswith(
+        "> leanchain demo: error: HumanChatModel: the input ended before a reply was typed\n"
+    )

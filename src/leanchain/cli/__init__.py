@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
         "--model",
         metavar="PROVIDER:NAME",
         help="a real model, openai:NAME or anthropic:NAME (key from OPENAI_API_KEY or "
-        "ANTHROPIC_API_KEY)",
+        "ANTHROPIC_API_KEY), or human: you type the model's replies",
     )
     demo.add_argument(
         "--base-url",
@@ -202,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = _COMMANDS[args.command]
     try:
         command(args, sys.stdout)
-    except CliError as exc:
+    except (CliError, EOFError) as exc:  # EOFError: the input ended (--model human)
         sys.stderr.write(f"leanchain {args.command}: error: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:

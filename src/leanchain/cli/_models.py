@@ -1,4 +1,5 @@
-"""Real chat models for ``leanchain demo --model PROVIDER:NAME [--base-url URL]``.
+"""Real chat models for ``leanchain demo --model PROVIDER:NAME [--base-url URL]``, and
+``--model human``, where a person types the replies (`leanchain.testing.HumanChatModel`).
 
 Keys come from the environment (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``). A ``--base-url``
 points at any server that speaks the provider's API, such as a local OpenAI-compatible
@@ -22,6 +23,8 @@ DEFAULT_URLS: Final = {
     "anthropic": "https://api.anthropic.com",
 }
 PLACEHOLDER_KEY: Final = "EMPTY"
+HUMAN: Final = "human"
+"""``--model human``: the person at the terminal plays the model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +43,15 @@ class ModelSpec:
 
 
 def parse_model(value: str, base_url: str | None = None) -> ModelSpec:
-    """Read ``openai:NAME`` or ``anthropic:NAME``.
+    """Read ``openai:NAME``, ``anthropic:NAME`` or ``human``.
 
     Raises:
-        CliError: no ``:``, an unknown prefix, or an empty model name.
+        CliError: no ``:``, an unknown prefix, or an empty model name; ``human`` with a URL.
     """
+    if value == HUMAN:
+        if base_url is not None:
+            raise CliError("--model human reads its replies from you: it takes no --base-url")
+        return ModelSpec(HUMAN, "you")
     provider, colon, name = value.partition(":")
     if not colon or provider not in PROVIDERS:
         known = " or ".join(f"{p}:NAME" for p in PROVIDERS)
@@ -61,6 +68,10 @@ def make_model(spec: ModelSpec) -> BaseChatModel:
         CliError: the key is not set (and no ``--base-url`` was given), or the provider's SDK
             is not installed.
     """
+    if spec.provider == HUMAN:
+        from leanchain.testing import HumanChatModel
+
+        return HumanChatModel()
     env = PROVIDERS[spec.provider]
     key = os.environ.get(env) or None
     if key is None:

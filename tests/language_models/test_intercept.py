@@ -572,3 +572,26 @@ async def test_a_task_created_inside_the_block_sees_it() -> None:
         task = asyncio.create_task(scripted().ainvoke("in a task"))
     await task
     assert [hook for _, hook, _ in log] == ["ainvoke:before", "ainvoke:after"]
+
+
+async def test_answer_keeps_the_model_tags_and_metadata_in_the_events() -> None:
+    model = ScriptedChatModel(["hi"], name="named")
+    model.tags = ["model-tag"]
+    model.metadata = {"team": "search"}
+    live = [e async for e in model.astream_events("q")]
+
+    class Replay(ModelInterceptor):
+        def astream(
+            self, call: ModelCall, proceed: Callable[[], AsyncIterator[AIMessageChunk]]
+        ) -> AsyncIterator[AIMessageChunk]:
+            return call.aanswer_stream([AIMessageChunk(content="hi", chunk_position="last")])
+
+    with intercept_model_calls(Replay()):
+        replayed = [e async for e in model.astream_events("q")]
+    strip = [{k: v for k, v in e.items() if k not in ("run_id", "parent_ids")} for e in live]
+    assert [
+        {k: v for k, v in e.items() if k not in ("run_id", "parent_ids")} for e in replayed
+    ] == strip
+    assert live[0]["name"] == "named"
+    assert live[0]["tags"] == ["model-tag"]
+    assert live[0]["metadata"]["team"] == "search"

@@ -1,10 +1,10 @@
 """Answering a chat-model call in the model's place (`ModelCall.answer` and its twins).
 
 The answer is given by a stand-in model that looks to the callbacks exactly like the model it
-replaces — its name, type and identifying parameters, whether it can stream (sync, async or
-both) and whether streaming is disabled — and whose reply is the one given. It runs through
-`BaseChatModel`'s own run code (past the interceptors), so a handler sees the same
-``on_chat_model_start``, tokens and ``on_llm_end`` as it would have from the model.
+replaces — its name, tags, metadata, type and identifying parameters, whether it can stream
+(sync, async or both) and whether streaming is disabled — and whose reply is the one given.
+It runs through `BaseChatModel`'s own run code (past the interceptors), so a handler sees the
+same ``on_chat_model_start``, tokens and ``on_llm_end`` as it would have from the model.
 """
 
 from __future__ import annotations
@@ -33,7 +33,12 @@ class _Answer(BaseChatModel):
         message: AIMessage | None,
         chunks: tuple[AIMessageChunk, ...] | None,
     ) -> None:
-        super().__init__(name=model.get_name(), disable_streaming=model.disable_streaming)
+        super().__init__(
+            name=model.get_name(),
+            disable_streaming=model.disable_streaming,
+            tags=model.tags,
+            metadata=model.metadata,
+        )
         self._model = model
         self._message = message
         self._chunks = chunks

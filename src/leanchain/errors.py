@@ -7,6 +7,8 @@ The tree (builtin bases in brackets, where the meaning matches)::
     ├── ToolException                        a tool's own, expected failure: becomes an observation
     ├── ToolInputValidationError [ValueError]  arguments that do not match a tool's schema
     │                                          (wraps pydantic's error; also in leanchain.tools)
+    ├── ToolRetryableError                   a passing failure: a ToolPolicy may call the tool again
+    ├── ToolTimeoutError [TimeoutError]      no result within a ToolPolicy timeout: call abandoned
     ├── PromptError
     │   ├── TemplateValidationError [ValueError]   a template field that is not a plain name
     │   └── MissingPromptVariablesError [KeyError] a variable not supplied at format time
@@ -68,6 +70,8 @@ __all__ = [
     "TemplateValidationError",
     "ToolException",
     "ToolInputValidationError",
+    "ToolRetryableError",
+    "ToolTimeoutError",
     "UnencodableContentError",
     "UsageLimitExceeded",
 ]
@@ -155,6 +159,54 @@ class ToolInputValidationError(LeanchainError, ValueError):
     def errors(self) -> list[Any]:
         """Pydantic's list of errors (for handlers written against ``ValidationError``)."""
         return list(self.validation_error.errors())
+
+
+class ToolRetryableError(LeanchainError):
+    """A tool's passing failure (a busy service, a lost connection): worth calling it again.
+
+    A `ToolPolicy` with ``retries`` calls the tool again after it, with backoff. A tool that
+    is not idempotent (``idempotent=False``) is called again only when the error says it came
+    before the tool did anything (``before_side_effect=True``): otherwise a second call could
+    repeat what the first one did. Without a policy it is an error like any other (the
+    executor's ``handle_tool_errors`` decides).
+
+    Args:
+        message: what went wrong (the model sees it when no retry is left).
+        before_side_effect: the tool had not started its work (nothing to repeat), so even a
+            non-idempotent tool may be called again.
+        retry_after: seconds to wait at least before the next call, when the tool knows.
+    """
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        before_side_effect: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.before_side_effect = before_side_effect
+        self.retry_after = retry_after
+
+
+class ToolTimeoutError(LeanchainError, TimeoutError):
+    """A tool call got no result within its `ToolPolicy` timeout, so the run stopped waiting.
+
+    A sync tool cannot be stopped from outside: its thread may still be working (and may
+    still have its effect); an async tool is cancelled.
+
+    Args:
+        tool_name: the tool that was called.
+        timeout: the timeout, in seconds.
+    """
+
+    def __init__(self, tool_name: str, timeout: float) -> None:
+        super().__init__(
+            f"Tool {tool_name!r} timed out: no result within {timeout:g} s, so the call was "
+            "abandoned"
+        )
+        self.tool_name = tool_name
+        self.timeout = timeout
 
 
 class PromptError(LeanchainError):

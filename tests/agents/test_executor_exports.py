@@ -26,6 +26,7 @@ EXPECTED = [
     "RunState",
     "SqliteCheckpointer",
     "ToolAgentAction",
+    "ToolPolicy",
     "UsageLimits",
     "create_agent",
     "create_json_chat_agent",

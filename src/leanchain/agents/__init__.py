@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "RunState": "leanchain.agents._state",
     "SqliteCheckpointer": "leanchain.agents._checkpoint",
     "ToolAgentAction": "leanchain.agents.schema",
+    "ToolPolicy": "leanchain.agents.middleware",
     "UsageLimits": "leanchain.agents.middleware",
     "create_agent": "leanchain.agents._create_agent",
     "create_json_chat_agent": "leanchain.agents._json_chat",
@@ -54,6 +55,7 @@ __all__ = [
     "RunState",
     "SqliteCheckpointer",
     "ToolAgentAction",
+    "ToolPolicy",
     "UsageLimits",
     "create_agent",
     "create_json_chat_agent",
@@ -103,6 +105,7 @@ if TYPE_CHECKING:
         Decision,
         HumanApproval,
         LoopGuard,
+        ToolPolicy,
         UsageLimits,
     )
     from leanchain.agents.schema import (

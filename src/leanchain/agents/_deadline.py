@@ -29,10 +29,13 @@ class _Outcome:
         self.error: BaseException | None = None
 
 
-def call_within(call: Callable[[], T], deadline: float | None) -> tuple[bool, T | None]:
+def call_within(
+    call: Callable[[], T], deadline: float | None, *, thread_name: str = "leanchain-agent-plan"
+) -> tuple[bool, T | None]:
     """Run `call`; ``(False, None)`` when the `time.monotonic` `deadline` comes first.
 
-    With no deadline the call runs in the caller's thread, at no extra cost.
+    With no deadline the call runs in the caller's thread, at no extra cost. `thread_name`
+    names the thread otherwise (what a thread dump shows of a call left running).
 
     Raises:
         BaseException: what `call` raised, when it raised before the deadline.
@@ -50,7 +53,7 @@ def call_within(call: Callable[[], T], deadline: float | None) -> tuple[bool, T 
         finally:
             outcome.done.set()
 
-    thread = threading.Thread(target=target, name="leanchain-agent-plan", daemon=True)
+    thread = threading.Thread(target=target, name=thread_name, daemon=True)
     thread.start()
     if not outcome.done.wait(max(0.0, deadline - time.monotonic())):
         return False, None

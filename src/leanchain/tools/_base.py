@@ -39,6 +39,7 @@ _OWN_KEYWORDS = (
     "extras",
     "handle_tool_error",
     "handle_validation_error",
+    "idempotent",
     "metadata",
     "name",
     "response_format",
@@ -85,6 +86,10 @@ class BaseTool(Runnable[ToolInput, Any]):
         args_schema: the arguments, as a pydantic model class (validated) or a JSON-schema
             dict (passed through). ``None`` on a subclass: inferred from `_run`'s signature.
         return_direct: an agent executor stops and returns this tool's observation.
+        idempotent: calling it again repeats nothing (the default). ``False`` for a tool whose
+            call has an effect a second call would repeat (a payment, a message sent): a
+            `ToolPolicy` then never calls it again after an error that may have come after
+            that effect (a timeout, a dropped connection).
         verbose: kept for LangChain compatibility; leanchain prints through callbacks.
         handle_tool_error: what a `ToolException` becomes: ``False`` re-raises, ``True`` its
             message, a str that text, a callable its result for the exception.
@@ -102,6 +107,7 @@ class BaseTool(Runnable[ToolInput, Any]):
     description: str = ""
     args_schema: ArgsSchema | None = None
     return_direct: bool = False
+    idempotent: bool = True
     verbose: bool = False
     handle_tool_error: ErrorHandler = False
     handle_validation_error: ErrorHandler = False
@@ -120,6 +126,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         description: str | None = None,
         args_schema: ArgsSchema | None = None,
         return_direct: bool | None = None,
+        idempotent: bool | None = None,
         verbose: bool | None = None,
         handle_tool_error: ErrorHandler = None,
         handle_validation_error: ErrorHandler = None,
@@ -135,6 +142,7 @@ class BaseTool(Runnable[ToolInput, Any]):
             "description": description,
             "args_schema": args_schema,
             "return_direct": return_direct,
+            "idempotent": idempotent,
             "verbose": verbose,
             "handle_tool_error": handle_tool_error,
             "handle_validation_error": handle_validation_error,

@@ -22,6 +22,7 @@ def tool(
     *,
     description: str | None = None,
     return_direct: bool = False,
+    idempotent: bool = True,
     args_schema: ArgsSchema | None = None,
     infer_schema: Literal[True] = True,
     response_format: ResponseFormat = "content",
@@ -38,6 +39,7 @@ def tool(
     *,
     description: str | None = None,
     return_direct: bool = False,
+    idempotent: bool = True,
     args_schema: ArgsSchema | None = None,
     infer_schema: bool = True,
     response_format: ResponseFormat = "content",
@@ -54,6 +56,7 @@ def tool(
     *,
     description: str | None = None,
     return_direct: bool = False,
+    idempotent: bool = True,
     args_schema: ArgsSchema | None = None,
     infer_schema: Literal[True] = True,
     response_format: ResponseFormat = "content",
@@ -70,6 +73,7 @@ def tool(
     *,
     description: str | None = None,
     return_direct: bool = False,
+    idempotent: bool = True,
     args_schema: None = None,
     infer_schema: Literal[False],
     response_format: ResponseFormat = "content",
@@ -86,6 +90,7 @@ def tool(
     *,
     description: str | None = None,
     return_direct: bool = False,
+    idempotent: bool = True,
     args_schema: ArgsSchema | None = None,
     infer_schema: bool = True,
     response_format: ResponseFormat = "content",
@@ -101,6 +106,7 @@ def tool(
     *,
     description: str | None = None,
     return_direct: bool = False,
+    idempotent: bool = True,
     args_schema: ArgsSchema | None = None,
     infer_schema: bool = True,
     response_format: ResponseFormat = "content",
@@ -119,6 +125,9 @@ def tool(
         description: the tool's description; defaults to the docstring (the whole docstring,
             or with `parse_docstring` its description without the ``Args:`` section).
         return_direct: an agent executor stops and returns this tool's observation.
+        idempotent: ``False`` for a tool whose call has an effect a second call would repeat
+            (`BaseTool.idempotent`): a `ToolPolicy` never calls it again after an error that
+            may have come after that effect.
         args_schema: an explicit argument schema (pydantic model class or JSON-schema dict).
         infer_schema: infer the argument schema from the signature.
         response_format: ``"content_and_artifact"`` when the function returns a pair.
@@ -134,6 +143,11 @@ def tool(
     """
 
     def make(func: AnyFunction, name: str | None) -> BaseTool:
+        built = build(func, name)
+        built.idempotent = idempotent
+        return built
+
+    def build(func: AnyFunction, name: str | None) -> BaseTool:
         is_async = inspect.iscoroutinefunction(func)
         sync, coroutine = (None, func) if is_async else (func, None)
         tool_name = name or func.__name__

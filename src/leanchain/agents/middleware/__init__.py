@@ -18,6 +18,7 @@ from leanchain.agents.middleware._base import (
     ToolCallRequest,
 )
 from leanchain.agents.middleware._loop_guard import LoopGuard
+from leanchain.agents.middleware._tool_policy import ToolPolicy
 from leanchain.agents.middleware._usage import UsageLimits
 
 __all__ = [
@@ -32,5 +33,6 @@ __all__ = [
     "Plan",
     "StopRun",
     "ToolCallRequest",
+    "ToolPolicy",
     "UsageLimits",
 ]

@@ -313,28 +313,29 @@ class UsageLimits(AgentMiddleware):
         return self._allow_tool_calls(run, plan)
 
     def _allow_tool_calls(self, run: AgentRun, plan: list[AgentAction]) -> StopRun | None:
-        """Count the plan's calls that fit the tool-call limits; mark the others not to run."""
+        """Count the plan's calls that fit the tool-call limits; mark the others not to run.
+
+        With "raise", a plan with a call beyond a limit runs none of its calls, and the usage
+        the error carries counts only the calls that ran.
+        """
         usage = self.usage(run)
         state = run.state_for(self)
-        by_tool: dict[str, int] = usage["tool_calls_by_tool"]
-        blocked: list[int] = []
-        reasons: list[str] = []
+        total = usage["tool_calls"]
+        by_tool: dict[str, int] = dict(usage["tool_calls_by_tool"])
+        blocked: dict[str, str] = {}
         for index, action in enumerate(plan):
-            reason = self._over(usage["tool_calls"], by_tool.get(action.tool, 0), action.tool)
+            reason = self._over(total, by_tool.get(action.tool, 0), action.tool)
             if reason is not None:
-                blocked.append(index)
-                reasons.append(reason)
+                blocked[str(index)] = reason
                 continue
-            usage["tool_calls"] += 1
+            total += 1
             by_tool[action.tool] = by_tool.get(action.tool, 0) + 1
-        if not blocked:
-            state["blocked"] = None
-            return None
-        if self.on_exceed == "raise":
-            limit, value = reasons[0].split("=", 1)
+        if blocked and self.on_exceed == "raise":
+            limit, value = next(iter(blocked.values())).split("=", 1)
             return self._exceeded(run, limit, int(value), usage["tool_calls"])
-        calls = {str(index): reason for index, reason in zip(blocked, reasons, strict=True)}
-        state["blocked"] = {"iteration": run.iterations + 1, "calls": calls}
+        usage["tool_calls"] = total
+        usage["tool_calls_by_tool"] = by_tool
+        state["blocked"] = {"iteration": run.iterations + 1, "calls": blocked} if blocked else None
         return None
 
     def _over(self, total: int, per_tool: int, tool: str) -> str | None:

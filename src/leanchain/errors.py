@@ -13,9 +13,10 @@ The tree (builtin bases in brackets, where the meaning matches)::
     │   ├── TemplateValidationError [ValueError]   a template field that is not a plain name
     │   └── MissingPromptVariablesError [KeyError] a variable not supplied at format time
     ├── ScriptExhaustedError [RuntimeError]  a scripted model was asked for more replies than it has
+    ├── ContentEncodingError [ValueError]    a value text or JSON cannot carry, met in a conversion
     ├── ProviderError                        a model provider failed; carries status and retry hints
     │   ├── ProviderConfigurationError [ValueError]  a key, URL or setting a model cannot use
-    │   ├── UnencodableContentError [ValueError]     content JSON cannot carry (nothing sent)
+    │   ├── UnencodableContentError [ContentEncodingError]  content JSON cannot carry (nothing sent)
     │   ├── ProviderConnectionError          the provider could not be reached
     │   │   └── ProviderTimeoutError [TimeoutError]
     │   └── ProviderStatusError              the provider answered with an error status
@@ -52,6 +53,7 @@ __all__ = [
     "ApprovalError",
     "AuthenticationError",
     "BadRequestError",
+    "ContentEncodingError",
     "DistributedItemError",
     "LeanchainError",
     "MissingPromptVariablesError",
@@ -229,6 +231,15 @@ class ScriptExhaustedError(LeanchainError, RuntimeError):
     """A scripted model was asked for a reply after its script ran out."""
 
 
+class ContentEncodingError(LeanchainError, ValueError):
+    """A value that text or JSON cannot carry, met while converting messages or tool results.
+
+    A lone surrogate where UTF-8 is needed, an int longer than Python converts to text
+    (``sys.get_int_max_str_digits()``, 4,300 digits by default), or nesting deeper than the
+    encoder recurses. The message says where the value is and what is wrong with it.
+    """
+
+
 class ProviderError(LeanchainError):
     """A model provider failed.
 
@@ -267,7 +278,7 @@ class ProviderConfigurationError(ProviderError, ValueError):
     """
 
 
-class UnencodableContentError(ProviderError, ValueError):
+class UnencodableContentError(ProviderError, ContentEncodingError):
     """A request holds a value JSON cannot carry; nothing was sent.
 
     A lone surrogate in a string, an int longer than Python converts to text, nesting deeper

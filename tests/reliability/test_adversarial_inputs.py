@@ -17,10 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from reliability_support import ADVERSARIAL_BOUND, MEGABYTE, mb
 
 from leanchain._partial_json import parse_json_markdown, parse_partial_json
-from leanchain.agents import AgentAction, AgentFinish
+from leanchain.agents import AgentAction, AgentExecutor, AgentFinish, create_tool_calling_agent
 from leanchain.agents.format_scratchpad import format_log_to_str, format_xml
 from leanchain.agents.output_parsers import (
     JSONAgentOutputParser,
@@ -28,10 +29,26 @@ from leanchain.agents.output_parsers import (
     ToolsAgentOutputParser,
     XMLAgentOutputParser,
 )
-from leanchain.errors import OutputParserException, TemplateValidationError
-from leanchain.messages import AIMessage, AIMessageChunk, tool_call_chunk
+from leanchain.agents.prompts import TOOL_CALLING_PROMPT
+from leanchain.callbacks import BaseCallbackHandler
+from leanchain.errors import ContentEncodingError, OutputParserException, TemplateValidationError
+from leanchain.language_models import ScriptedChatModel
+from leanchain.messages import (
+    AIMessage,
+    AIMessageChunk,
+    HumanMessage,
+    ToolCall,
+    ToolMessage,
+    convert_to_messages,
+    convert_to_openai_messages,
+    count_tokens_approximately,
+    get_buffer_string,
+    tool_call_chunk,
+    trim_messages,
+)
 from leanchain.output_parsers import JsonOutputParser
 from leanchain.prompts import ChatPromptTemplate, PromptTemplate
+from leanchain.tools import tool
 
 N = MEGABYTE
 
@@ -291,3 +308,150 @@ def test_a_megabyte_final_answer_parses_whole() -> None:
     answer = mb("x ")
     text = f"<final_answer>{answer}"
     assert XMLAgentOutputParser().parse(text) == AgentFinish({"output": answer}, text)
+
+
+# -- content text and JSON cannot carry --------------------------------------------------------
+#
+# A lone surrogate (text decoded with ``surrogateescape``), an int over Python's 4,300-digit
+# limit and 5,000-deep nesting break ``str()``/``json.dumps`` with untyped errors. Every
+# conversion of messages and tool results either writes them as a defined text (what a model
+# is sent as an observation) or raises `ContentEncodingError` naming where the value is.
+
+HUGE = 10**5000
+SURROGATE_TEXT = "name: caf\udce9 \ud800"
+READABLE_TEXT = "name: caf\ufffd \ufffd"
+
+
+def nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+DEEP_LIST = nested(5000)
+INT_TOO_LONG = "it holds an int of more than 4300 digits, which Python will not write out"
+TOO_DEEP = "it is nested deeper than Python's recursion limit allows"
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [(HUGE, INT_TOO_LONG), ({"n": HUGE}, INT_TOO_LONG), (DEEP_LIST, TOO_DEEP)],
+    ids=["huge int", "huge int in a dict", "5000 deep"],
+)
+def test_messages_to_openai_dicts_name_arguments_json_cannot_write(value: Any, why: str) -> None:
+    call = AIMessage("", tool_calls=[{"name": "t", "args": {"v": value}, "id": "c1"}])
+    with pytest.raises(ContentEncodingError) as error:
+        convert_to_openai_messages([HumanMessage("hi"), call])
+    assert str(error.value) == f"message 1 (AIMessage) cannot be written as JSON: {why}"
+    assert isinstance(error.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "why"),
+    [
+        ('{"n": ' + "9" * 5000 + "}", INT_TOO_LONG),
+        ('{"a":' * 5000 + "1" + "}" * 5000, TOO_DEEP),
+    ],
+    ids=["huge int", "5000 deep"],
+)
+def test_openai_dicts_to_messages_name_arguments_python_cannot_read(
+    arguments: str, why: str
+) -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "t", "arguments": arguments}}
+    with pytest.raises(ContentEncodingError) as error:
+        convert_to_messages([{"role": "assistant", "content": "", "tool_calls": [call]}])
+    assert str(error.value) == f"The arguments of tool call 'c1' cannot be read: {why}"
+
+
+def test_arguments_that_are_not_json_stay_langchains_decode_error() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{oops"}}
+    with pytest.raises(json.JSONDecodeError):
+        convert_to_messages([{"role": "assistant", "content": "", "tool_calls": [call]}])
+
+
+def test_the_buffer_string_names_the_message_it_cannot_write() -> None:
+    call = AIMessage("", tool_calls=[{"name": "t", "args": {"v": HUGE}, "id": "c1"}])
+    with pytest.raises(ContentEncodingError) as error:
+        get_buffer_string([HumanMessage("hi"), call])
+    assert str(error.value) == f"message 1 (AIMessage) cannot be written as text: {INT_TOO_LONG}"
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [(HUGE, INT_TOO_LONG), ([DEEP_LIST], TOO_DEEP)],
+    ids=["huge int", "5000 deep"],
+)
+def test_a_tool_message_of_content_text_cannot_carry_is_a_validation_error(
+    content: Any, why: str
+) -> None:
+    with pytest.raises(ValidationError) as error:
+        ToolMessage(content, tool_call_id="c1")
+    assert f"Value error, ToolMessage content cannot be text: {why}" in str(error.value)
+
+
+def test_counting_and_printing_never_fail_on_what_text_cannot_carry() -> None:
+    huge = AIMessage("", tool_calls=[{"name": "t", "args": {"v": HUGE}, "id": "c1"}])
+    deep = AIMessage("", tool_calls=[{"name": "t", "args": {"v": DEEP_LIST}, "id": "c2"}])
+    assert count_tokens_approximately([huge]) > 1000
+    assert count_tokens_approximately([deep]) > 1000
+    assert trim_messages([huge, deep], max_tokens=10**6, token_counter="approximate") == [
+        huge,
+        deep,
+    ]
+    assert f"    v: A value of type 'int' cannot be shown as text: {INT_TOO_LONG}." in (
+        huge.pretty_repr()
+    )
+
+
+@tool
+def echo_back(value: Any) -> Any:
+    """Returns what it is given."""
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "observation"),
+    [
+        (SURROGATE_TEXT, READABLE_TEXT),
+        ({"k": SURROGATE_TEXT}, '{"k": "' + READABLE_TEXT + '"}'),
+        (HUGE, f"A value of type 'int' cannot be shown as text: {INT_TOO_LONG}."),
+        ({"n": HUGE}, f"A value of type 'dict' cannot be shown as text: {INT_TOO_LONG}."),
+        (DEEP_LIST, f"A value of type 'list' cannot be shown as text: {TOO_DEEP}."),
+    ],
+    ids=["lone surrogates", "surrogates in a dict", "huge int", "huge int in a dict", "5000 deep"],
+)
+def test_a_tool_call_answers_with_text_any_model_can_be_sent(value: Any, observation: str) -> None:
+    call = ToolCall(name="echo_back", args={"value": value}, id="c1", type="tool_call")
+    message = echo_back.invoke(call, {"callbacks": [BaseCallbackHandler()]})
+    assert message == ToolMessage(observation, tool_call_id="c1", name="echo_back")
+    message.content.encode("utf-8")  # sendable
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+@pytest.mark.parametrize(
+    ("value", "observation"),
+    [
+        (SURROGATE_TEXT, READABLE_TEXT),
+        (HUGE, f"A value of type 'int' cannot be shown as text: {INT_TOO_LONG}."),
+        (DEEP_LIST, f"A value of type 'list' cannot be shown as text: {TOO_DEEP}."),
+    ],
+    ids=["lone surrogates", "huge int", "5000 deep"],
+)
+async def test_an_agent_run_goes_on_past_a_tool_output_text_cannot_carry(
+    value: Any, observation: str, mode: str
+) -> None:
+    @tool
+    def produce(text: str) -> Any:
+        """Produces the troublesome value."""
+        return value
+
+    model = ScriptedChatModel([ScriptedChatModel.tool_call("produce", {"text": "a"}), "done"])
+    agent = create_tool_calling_agent(model, [produce], TOOL_CALLING_PROMPT)
+    executor = AgentExecutor(agent=agent, tools=[produce], handle_tool_errors=True)
+    result = executor.invoke("q") if mode == "invoke" else await executor.ainvoke("q")
+    assert result == {"input": "q", "output": "done"}
+    sent = model.requests[1].messages[-1]
+    assert sent == ToolMessage(
+        observation, tool_call_id="call_1", name="produce", additional_kwargs={"name": "produce"}
+    )

@@ -6,12 +6,12 @@ stream chunk or a scratchpad.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from leanchain.messages._encodable import content_text
 
 __all__ = [
     "AgentAction",
@@ -24,13 +24,13 @@ __all__ = [
 
 
 def observation_text(observation: Any) -> str:
-    """An observation as text: strings as they are, else JSON (non-ASCII kept), else ``str``."""
-    if isinstance(observation, str):
-        return observation
-    try:
-        return json.dumps(observation, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(observation)
+    """An observation as text: strings as they are, else JSON (non-ASCII kept), else ``str``.
+
+    Lone surrogates become U+FFFD, and a value no text can carry (an int of 5,000 digits,
+    nesting 5,000 deep) becomes a sentence saying so (`content_text`): the model gets a
+    readable observation, and the run goes on.
+    """
+    return content_text(observation)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pydantic import Field, PrivateAttr, model_validator
 from leanchain._partial_json import JsonPrefixScan
 
 from ._base import MISSING, BaseMessage, BaseMessageChunk
+from ._encodable import display_text
 from ._merge import Content
 from ._tool import (
     InvalidToolCall,
@@ -384,5 +385,5 @@ def _call_lines(call: ToolCall | InvalidToolCall) -> list[str]:
     if isinstance(args, str):
         lines.append(f"    {args}")
     elif isinstance(args, dict):
-        lines.extend(f"    {key}: {value}" for key, value in args.items())
+        lines.extend(f"    {key}: {display_text(value)}" for key, value in args.items())
     return lines

@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from typing import Any, Literal
 from xml.sax.saxutils import escape, quoteattr
 
+from leanchain.errors import ContentEncodingError
+
 from ._ai import AIMessage
 from ._base import BaseMessage
+from ._encodable import why_unencodable
 from ._simple import ChatMessage, FunctionMessage, HumanMessage, SystemMessage
 from ._tool import ToolMessage
 
@@ -148,36 +151,46 @@ def get_buffer_string(
 
     Raises:
         ValueError: an unknown `format`, or a message of a kind without a prefix.
+        ContentEncodingError: a message holds a value text cannot carry (an int of more
+            than 4,300 digits, nesting deeper than the recursion limit).
     """
     if format not in ("prefix", "xml"):
         raise ValueError(
             f"Unrecognized format={format!r}. Supported formats are 'prefix' and 'xml'."
         )
-    entries = []
-    for message in messages:
-        if isinstance(message, HumanMessage):
-            role = human_prefix
-        elif isinstance(message, AIMessage):
-            role = ai_prefix
-        elif isinstance(message, SystemMessage):
-            role = system_prefix
-        elif isinstance(message, FunctionMessage):
-            role = function_prefix
-        elif isinstance(message, ToolMessage):
-            role = tool_prefix
-        elif isinstance(message, ChatMessage):
-            role = message.role
-        else:
-            raise ValueError(f"Got unsupported message type: {message!r}")
-        if format == "xml":
-            kind = message.role if isinstance(message, ChatMessage) else role.lower()
-            entries.append(_message_xml(message, kind))
-            continue
-        entry = f"{role}: {message.text}"
-        if isinstance(message, AIMessage):
-            if message.tool_calls:
-                entry += str(message.tool_calls)
-            elif "function_call" in message.additional_kwargs:
-                entry += str(message.additional_kwargs["function_call"])
-        entries.append(entry)
+    entries: list[str] = []
+    try:
+        for message in messages:
+            if isinstance(message, HumanMessage):
+                role = human_prefix
+            elif isinstance(message, AIMessage):
+                role = ai_prefix
+            elif isinstance(message, SystemMessage):
+                role = system_prefix
+            elif isinstance(message, FunctionMessage):
+                role = function_prefix
+            elif isinstance(message, ToolMessage):
+                role = tool_prefix
+            elif isinstance(message, ChatMessage):
+                role = message.role
+            else:
+                raise ValueError(f"Got unsupported message type: {message!r}")
+            if format == "xml":
+                kind = message.role if isinstance(message, ChatMessage) else role.lower()
+                entries.append(_message_xml(message, kind))
+                continue
+            entry = f"{role}: {message.text}"
+            if isinstance(message, AIMessage):
+                if message.tool_calls:
+                    entry += str(message.tool_calls)
+                elif "function_call" in message.additional_kwargs:
+                    entry += str(message.additional_kwargs["function_call"])
+            entries.append(entry)
+    except (ValueError, RecursionError) as exc:
+        why = why_unencodable(exc)
+        if why is None:
+            raise
+        # The message that failed is the one after the last entry.
+        where = f"message {len(entries)} ({type(messages[len(entries)]).__name__})"
+        raise ContentEncodingError(f"{where} cannot be written as text: {why}") from None
     return message_separator.join(entries)

@@ -6,9 +6,12 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, TypeAlias
 
+from leanchain.errors import ContentEncodingError
+
 from ._ai import AIMessage, AIMessageChunk
 from ._base import BaseMessage, BaseMessageChunk
 from ._buffer import get_buffer_string
+from ._encodable import why_unencodable
 from ._simple import (
     ChatMessage,
     ChatMessageChunk,
@@ -187,7 +190,17 @@ def _openai_tool_call(call: Any) -> Any:
         function = call["function"]
         args = function.get("arguments")
         if isinstance(args, str):
-            args = json.loads(args, strict=False) if args else {}
+            try:
+                args = json.loads(args, strict=False) if args else {}
+            except (ValueError, RecursionError) as exc:
+                # Not JSON at all stays LangChain's JSONDecodeError; JSON Python will not
+                # read (too deep, an int too long) is named as such.
+                why = why_unencodable(exc)
+                if why is None or isinstance(exc, json.JSONDecodeError):
+                    raise
+                raise ContentEncodingError(
+                    f"The arguments of tool call {call.get('id')!r} cannot be read: {why}"
+                ) from None
         return {"name": function.get("name"), "args": args, "id": call.get("id")}
     return call
 

@@ -12,9 +12,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, overload
 
+from leanchain.errors import ContentEncodingError, LeanchainError
+
 from ._ai import AIMessage
 from ._base import BaseMessage
 from ._convert import MessageLikeRepresentation, convert_to_messages
+from ._encodable import why_unencodable
 from ._simple import ChatMessage, FunctionMessage, HumanMessage, SystemMessage
 from ._tool import ToolMessage
 
@@ -69,6 +72,8 @@ def convert_to_openai_messages(
     Raises:
         ValueError: an unknown `text_format`, a content block in no form this function knows
             or missing a key its form needs, or a message kind with no OpenAI role.
+        ContentEncodingError: tool call arguments that JSON cannot write (an int of more
+            than 4,300 digits, nesting deeper than the recursion limit).
     """
     if text_format not in ("string", "block"):
         raise ValueError(f"Unrecognized {text_format=}, expected one of 'string' or 'block'.")
@@ -76,7 +81,14 @@ def convert_to_openai_messages(
     converted = convert_to_messages([messages] if single else messages)
     result: list[dict[str, Any]] = []
     for position, message in enumerate(converted):
-        result.extend(_convert(position, message, text_format, include_id))
+        try:
+            result.extend(_convert(position, message, text_format, include_id))
+        except (ValueError, RecursionError) as exc:
+            why = why_unencodable(exc)
+            if why is None or isinstance(exc, LeanchainError):
+                raise
+            where = f"message {position} ({type(message).__name__})"
+            raise ContentEncodingError(f"{where} cannot be written as JSON: {why}") from None
     return result[0] if single else result
 
 

@@ -4,7 +4,7 @@ LangChain's rule (``langchain_core.messages.utils.count_tokens_approximately``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._ai import AIMessage
@@ -37,9 +37,9 @@ def count_tokens_approximately(
     tokens = 0.0
     for message in convert_to_messages(messages):
         content = message.content
-        chars = len(content) if isinstance(content, str) else len(repr(content))
+        chars = len(content) if isinstance(content, str) else _repr_length(content)
         if isinstance(message, AIMessage) and isinstance(content, str) and message.tool_calls:
-            chars += len(repr(message.tool_calls))
+            chars += _repr_length(message.tool_calls)
         if isinstance(message, ToolMessage):
             chars += len(message.tool_call_id)
         chars += len(openai_role(message))
@@ -48,3 +48,39 @@ def count_tokens_approximately(
         # Rounded up per message, so that the counts of parts add up to the count of all.
         tokens += math.ceil(chars / chars_per_token) + extra_tokens_per_message
     return math.ceil(tokens)
+
+
+def _repr_length(value: Any) -> int:
+    """``len(repr(value))``; estimated without `repr` for a value it cannot write (an int of
+    5,000 digits, nesting 5,000 deep): an estimate must not fail."""
+    try:
+        return len(repr(value))
+    except (ValueError, RecursionError):
+        pass
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, bool) or item is None:
+            total += 4
+        elif isinstance(item, int):
+            total += int(item.bit_length() * _DIGITS_PER_BIT) + 1
+        elif isinstance(item, Mapping):
+            total += 2 + 4 * len(item)
+            for key, val in item.items():
+                stack.append(key)
+                stack.append(val)
+        elif isinstance(item, list | tuple | set | frozenset):
+            total += 2 + 2 * len(item)
+            stack.extend(item)
+        else:
+            try:
+                total += len(repr(item))
+            except (ValueError, RecursionError):
+                total += 2
+    return total
+
+
+_DIGITS_PER_BIT = math.log10(2)

@@ -15,8 +15,10 @@ from pydantic import model_validator
 from typing_extensions import TypedDict
 
 from leanchain._partial_json import parse_complete_json, parse_partial_json
+from leanchain.errors import ContentEncodingError
 
 from ._base import MISSING, BaseMessage, BaseMessageChunk
+from ._encodable import why_unencodable
 from ._merge import Content, merge_obj
 
 __all__ = [
@@ -223,10 +225,17 @@ class ToolMessage(BaseMessage):
             return data
         data = dict(data)
         if fix_content:
-            if isinstance(content, (list, tuple)):
-                data["content"] = [c if isinstance(c, (str, dict)) else str(c) for c in content]
-            else:
-                data["content"] = str(content)
+            try:
+                if isinstance(content, (list, tuple)):
+                    data["content"] = [c if isinstance(c, str | dict) else str(c) for c in content]
+                else:
+                    data["content"] = str(content)
+            except (ValueError, RecursionError) as exc:
+                why = why_unencodable(exc)
+                if why is None:
+                    raise
+                # A ValueError: pydantic reports it as the content's validation error.
+                raise ContentEncodingError(f"ToolMessage content cannot be text: {why}") from None
         if fix_id:
             data["tool_call_id"] = str(call_id)
         return data

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
 from leanchain.messages import ToolMessage
+from leanchain.messages._encodable import content_text
 
 __all__ = [
     "ErrorHandler",
@@ -87,14 +87,12 @@ def _is_block(item: Any) -> bool:
 
 
 def _message_content(content: Any) -> str | list[Any]:
-    if isinstance(content, str):
-        return content
+    # `content_text`: lone surrogates become U+FFFD, and a value no text can carry (an int of
+    # 5,000 digits, nesting 5,000 deep) becomes a sentence saying so: the model gets a
+    # readable observation, and sending it cannot fail.
     if isinstance(content, (list, tuple)) and all(_is_block(item) for item in content):
         return list(content)
-    try:
-        return json.dumps(content, ensure_ascii=False)
-    except Exception:
-        return str(content)
+    return content_text(content)
 
 
 def format_output(

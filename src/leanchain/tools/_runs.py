@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from leanchain.callbacks.manager import Callbacks, RunManager, astart_run, start_run
 from leanchain.errors import ToolException
+from leanchain.messages._encodable import display_text
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 from leanchain.tools._injected import inject
 from leanchain.tools._output import (
@@ -51,7 +52,9 @@ def _start_args(tool: _Tool, tool_input: Any, tool_call_id: str | None) -> dict[
 
 
 def _text(tool_input: Any) -> str:
-    return tool_input if isinstance(tool_input, str) else str(tool_input)
+    # `display_text`: arguments `str` cannot write (an int of 5,000 digits) must not fail
+    # the run before the tool has even started.
+    return tool_input if isinstance(tool_input, str) else display_text(tool_input)
 
 
 def start_tool_run(

@@ -1,18 +1,31 @@
-"""Observing runs: the handler protocol, the run tree, events and the console trace."""
+"""Observing runs: the handler protocol, the run tree, events and the console trace.
+
+The names are imported on first use (module ``__getattr__``): a program that never prints a
+trace does not import the console handler.
+"""
 
 from __future__ import annotations
 
-from leanchain.callbacks._custom import adispatch_custom_event, dispatch_custom_event
-from leanchain.callbacks._defaults import (
-    add_default_handler,
-    default_handlers,
-    remove_default_handler,
-)
-from leanchain.callbacks._event_types import EventData, StreamEvent
-from leanchain.callbacks._stdout import StdOutCallbackHandler
-from leanchain.callbacks.base import AsyncCallbackHandler, BaseCallbackHandler
-from leanchain.callbacks.console import ConsoleCallbackHandler
-from leanchain.callbacks.manager import CallbackManager, Callbacks, RunManager
+import typing as _typing
+from importlib import import_module as _import_module
+from typing import Any as _Any
+
+_EXPORTS: dict[str, str] = {
+    "AsyncCallbackHandler": "leanchain.callbacks.base",
+    "BaseCallbackHandler": "leanchain.callbacks.base",
+    "CallbackManager": "leanchain.callbacks.manager",
+    "Callbacks": "leanchain.callbacks.manager",
+    "ConsoleCallbackHandler": "leanchain.callbacks.console",
+    "EventData": "leanchain.callbacks._event_types",
+    "RunManager": "leanchain.callbacks.manager",
+    "StdOutCallbackHandler": "leanchain.callbacks._stdout",
+    "StreamEvent": "leanchain.callbacks._event_types",
+    "add_default_handler": "leanchain.callbacks._defaults",
+    "adispatch_custom_event": "leanchain.callbacks._custom",
+    "default_handlers": "leanchain.callbacks._defaults",
+    "dispatch_custom_event": "leanchain.callbacks._custom",
+    "remove_default_handler": "leanchain.callbacks._defaults",
+}
 
 __all__ = [
     "AsyncCallbackHandler",
@@ -30,3 +43,30 @@ __all__ = [
     "dispatch_custom_event",
     "remove_default_handler",
 ]
+
+
+def __getattr__(name: str) -> _Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'leanchain.callbacks' has no attribute {name!r}")
+    value = getattr(_import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if _typing.TYPE_CHECKING:
+    from leanchain.callbacks._custom import adispatch_custom_event, dispatch_custom_event
+    from leanchain.callbacks._defaults import (
+        add_default_handler,
+        default_handlers,
+        remove_default_handler,
+    )
+    from leanchain.callbacks._event_types import EventData, StreamEvent
+    from leanchain.callbacks._stdout import StdOutCallbackHandler
+    from leanchain.callbacks.base import AsyncCallbackHandler, BaseCallbackHandler
+    from leanchain.callbacks.console import ConsoleCallbackHandler
+    from leanchain.callbacks.manager import CallbackManager, Callbacks, RunManager

@@ -17,7 +17,9 @@ class Document(BaseModel):
     work. The repr and ``str`` read as LangChain's.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: the validator is built on first use, not at import (building one at import
+    # also loads pydantic's plugin machinery: importlib.metadata, email, zipfile...).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     id: str | None = Field(default=None, coerce_numbers_to_str=True)
     """An optional unique id (a vector store's, say)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from leanchain.documents import Document
 from leanchain.prompts import BasePromptTemplate, PromptTemplate
@@ -19,6 +19,9 @@ __all__ = ["RetrieverInput", "create_retriever_tool"]
 
 class RetrieverInput(BaseModel):
     """Input to the retriever."""
+
+    # Built on first use, not when leanchain.tools is imported.
+    model_config = ConfigDict(defer_build=True)
 
     query: str = Field(description="query to look up in retriever")
 

@@ -467,3 +467,21 @@ def test_verbose_colours_a_terminal_unless_no_color(monkeypatch: pytest.MonkeyPa
     assert TIMING.sub("[T]", out.getvalue()).splitlines()[-1] == (
         "< agent:AgentExecutor  [T]  output: {'input': 'q', 'output': '42'}"
     )
+
+
+def test_set_verbose_is_the_default_of_executors_built_after_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from leanchain.globals import set_verbose
+
+    set_verbose(True)
+    try:
+        loud = AgentExecutor(agent=ScriptAgent(finish("done")), tools=tools())
+        quiet = AgentExecutor(agent=ScriptAgent(finish("done")), tools=tools(), verbose=False)
+    finally:
+        set_verbose(False)
+    assert (loud.verbose, quiet.verbose) == (True, False)
+    loud.invoke({"input": "q"})
+    assert "done" in capsys.readouterr().out
+    quiet.invoke({"input": "q"})
+    assert capsys.readouterr().out == ""

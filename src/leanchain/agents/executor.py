@@ -20,6 +20,7 @@ from leanchain.agents.schema import AgentAction
 from leanchain.callbacks.console import ConsoleCallbackHandler
 from leanchain.callbacks.manager import Callbacks
 from leanchain.errors import AgentConfigurationError
+from leanchain.globals import get_verbose
 from leanchain.runnables.base import Runnable, coerce_to_runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 from leanchain.runnables.utils import AddableDict
@@ -83,7 +84,9 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         max_tool_concurrency: how many tool calls of one step run at once (1: one by one;
             ``None``: all).
         verbose: print each run as it happens to standard output, through a
-            `ConsoleCallbackHandler` (coloured on a terminal unless ``NO_COLOR`` is set).
+            `ConsoleCallbackHandler` (coloured on a terminal unless ``NO_COLOR`` is set);
+            ``None`` (the default) reads `leanchain.globals.get_verbose` when the executor is
+            built, as LangChain's does.
         callbacks: callback handlers (or a manager) added to every run's config.
         tags: tags added to every run's config.
         metadata: metadata added to every run's config.
@@ -149,7 +152,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         return_intermediate_steps: bool = False,
         trim_intermediate_steps: int | Callable[[Steps], Steps] = -1,
         max_tool_concurrency: int | None = 8,
-        verbose: bool = False,
+        verbose: bool | None = None,
         callbacks: Callbacks = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
@@ -199,7 +202,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
             )
         self.trim_intermediate_steps = trim_intermediate_steps
         self.return_intermediate_steps = return_intermediate_steps
-        self.verbose = verbose
+        self.verbose = get_verbose() if verbose is None else bool(verbose)
         self.stream_runnable = stream_runnable
         self.callbacks = callbacks
         self.tags = tags

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from leanchain.agents import AgentExecutor
 
@@ -18,18 +18,7 @@ Entry = Literal[
     "stream_events",
     "astream_events",
 ]
-ENTRIES: tuple[Entry, ...] = (
-    "invoke",
-    "ainvoke",
-    "stream",
-    "astream",
-    "iter",
-    "aiter",
-    "batch",
-    "abatch",
-    "stream_events",
-    "astream_events",
-)
+ENTRIES: tuple[Entry, ...] = get_args(Entry)
 
 
 def _final(chunks: list[dict[str, Any]]) -> dict[str, Any]:

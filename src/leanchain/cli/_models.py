@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from leanchain.cli._errors import CliError
+from leanchain.errors import ProviderConfigurationError
 from leanchain.language_models import BaseChatModel
 
 __all__ = ["PROVIDERS", "ModelSpec", "make_model", "parse_model"]
@@ -65,8 +66,8 @@ def make_model(spec: ModelSpec) -> BaseChatModel:
     """The provider's chat model for `spec`, with the key from the environment.
 
     Raises:
-        CliError: the key is not set (and no ``--base-url`` was given), or the provider's SDK
-            is not installed.
+        CliError: the key is not set (and no ``--base-url`` was given), the base URL or the
+            key cannot be used, or the provider's SDK is not installed.
     """
     if spec.provider == HUMAN:
         from leanchain.testing import HumanChatModel
@@ -89,6 +90,8 @@ def make_model(spec: ModelSpec) -> BaseChatModel:
         from leanchain.providers import ChatAnthropic
 
         return ChatAnthropic(model=spec.name, api_key=key, base_url=spec.base_url)
+    except ProviderConfigurationError as exc:  # a --base-url (or key) the model cannot use
+        raise CliError(str(exc)) from None
     except ImportError as exc:
         # `make demo` installs only the core; a real model needs its provider's extra.
         raise CliError(

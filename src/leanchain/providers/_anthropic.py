@@ -101,7 +101,6 @@ class ChatAnthropic(ProviderFlow):
     _aliases = ANTHROPIC_ALIASES
     _passthrough = ANTHROPIC_PASSTHROUGH
     _unsupported = ANTHROPIC_UNSUPPORTED
-    _allow_nan = False
     _reason_key = "stop_reason"
     _stream_end = "message_stop"
     _endpoint = attrgetter("messages.create")

@@ -2,9 +2,10 @@
 
 A lone surrogate (text decoded with ``surrogateescape``, a ``\\ud800`` escape in a model's
 reply), an int longer than Python converts to text (``sys.get_int_max_str_digits()``, 4,300
-digits by default), nesting deeper than the JSON encoder recurses, and — for Anthropic, whose
-SDK refuses them — NaN and infinity fail deep inside ``json.dumps`` with an untyped error that
-says neither where the value is nor what to do. The request is searched only when that
+digits by default), nesting deeper than the JSON encoder recurses, and NaN or infinity (which
+both SDKs refuse, except inside OpenAI's tool-call ``arguments``, which are text) fail deep
+inside ``json.dumps`` with an untyped error that says neither where the value is nor what to
+do. The request is searched only when that
 happens (it costs nothing otherwise), and the error becomes an `UnencodableContentError` that
 names the message and the place in it.
 """
@@ -32,6 +33,10 @@ _MESSAGE_FIELDS: Final = (
     "name",
     "tool_call_id",
 )
+_ARGUMENT_FIELDS: Final = frozenset({"tool_calls", "invalid_tool_calls"})
+_DEEP: Final = 100
+"""Nesting at least this deep is named as the cause of a recursion error (no API payload
+needs it; a recursion error with nothing this deep is someone else's, and re-raised)."""
 _SHOWN_KEYS: Final = 4
 """Path steps shown at each end of a long path."""
 
@@ -47,7 +52,7 @@ def unencodable(
     owner: str,
     messages: Sequence[BaseMessage],
     params: dict[str, Any] | None,
-    allow_nan: bool,
+    args_as_text: bool,
 ) -> UnencodableContentError | None:
     """The typed error for `exc` if it is a JSON encoding failure of this request, else ``None``.
 
@@ -57,7 +62,8 @@ def unencodable(
         owner: the model class, named in the message.
         messages: the call's messages, searched first (their positions are the caller's).
         params: the request, searched next (tools, extra_body...), when it was built.
-        allow_nan: whether the SDK sends NaN and infinity (OpenAI's does, Anthropic's not).
+        args_as_text: whether tool-call arguments are sent as JSON text (OpenAI's
+            ``arguments``), where NaN and infinity are written out, not refused.
     """
     if isinstance(exc, LeanchainError) or not isinstance(exc, ValueError | RecursionError):
         return None
@@ -70,12 +76,14 @@ def unencodable(
             value = getattr(message, field, None)
             if value:
                 where = f"message {position} ({type(message).__name__}) {field}"
-                found = found or _search(value, where, allow_nan, deep)
+                allow_nan = args_as_text and field in _ARGUMENT_FIELDS
+                found = _deeper(found, _search(value, where, allow_nan, deep))
+                if found is not None and not found[2]:
+                    break
         if found is not None and not found[2]:
             break
-    if (found is None or found[2]) and params is not None:
-        rest = {key: value for key, value in params.items() if key != "messages"}
-        found = _deeper(found, _search(rest, "the request", allow_nan, deep))
+    if found is None and params is not None:
+        found = _search(params, "the request", False, deep)
     if found is None:
         return None
     return UnencodableContentError(
@@ -86,8 +94,11 @@ def unencodable(
 def _deeper(
     first: tuple[str, str, int] | None, second: tuple[str, str, int] | None
 ) -> tuple[str, str, int] | None:
+    """A value that cannot be encoded (depth 0) first, else the deeper nesting."""
     if first is None or second is None:
         return first or second
+    if not first[2] or not second[2]:
+        return first if not first[2] else second
     return second if second[2] > first[2] else first
 
 
@@ -114,7 +125,7 @@ def _search(value: Any, where: str, allow_nan: bool, deep: bool) -> tuple[str, s
         if depth + 1 > deepest[1]:
             deepest = (node, depth + 1)
         stack.extend((child, (node, key), depth + 1) for key, child in reversed(children))
-    if deep and deepest[1] > 1:
+    if deep and deepest[1] >= _DEEP:
         node, depth = deepest
         what = (
             f"values nested {depth} levels deep, more than JSON encoding goes (flatten the "

@@ -81,8 +81,8 @@ class ProviderFlow(ProviderChatModel):
     _stream_end: ClassVar[str] = ""
     """What a stream that ended early lacks, named in its error."""
     _request_id_header: ClassVar[str] = ""
-    _allow_nan: ClassVar[bool] = True
-    """Whether the SDK sends NaN and infinity in JSON (Anthropic's refuses them)."""
+    _args_as_text: ClassVar[bool] = False
+    """Whether tool-call arguments go as JSON text (OpenAI's ``arguments``), NaN written out."""
     # The hooks that are plain functions are class attributes, called without a frame of
     # their own: they run on every call.
     _endpoint: ClassVar[Endpoint]
@@ -299,8 +299,11 @@ class ProviderFlow(ProviderChatModel):
         if marker is None:
             return scanner.step(last) or last  # releases the held text (cut at a marker in it)
         merged = message if cut is None else cut.message + message
-        metadata = stopped_metadata(merged.response_metadata, marker)
-        info = stopped_metadata(last.generation_info or {}, marker)
+        # Said to have stopped at the marker even when the server's end never came (the
+        # reading past the marker failed): the reply is whole.
+        ends = {"finish_reason": None, key: None}
+        metadata = stopped_metadata({**ends, **merged.response_metadata}, marker)
+        info = stopped_metadata({key: None, **(last.generation_info or {})}, marker)
         return ChatGenerationChunk(
             message=merged.model_copy(update={"response_metadata": metadata}),
             generation_info=dict(info),
@@ -337,7 +340,7 @@ class ProviderFlow(ProviderChatModel):
             owner=type(self).__name__,
             messages=messages,
             params=params,
-            allow_nan=self._allow_nan,
+            args_as_text=self._args_as_text,
         )
 
     def _call(self, create: Callable[..., T], params: Params, messages: Sequence[BaseMessage]) -> T:

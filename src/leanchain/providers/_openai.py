@@ -130,6 +130,7 @@ class ChatOpenAI(ProviderFlow):
     _key_env = "OPENAI_API_KEY"
     _url_env = "OPENAI_BASE_URL"
     _droppable = _DROPPABLE
+    _args_as_text = True
     _aliases = OPENAI_ALIASES
     _passthrough = OPENAI_PASSTHROUGH
     _unsupported = OPENAI_UNSUPPORTED

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from typing import Any, Final
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from leanchain.errors import ProviderConfigurationError
 
@@ -93,7 +93,7 @@ def _render(parts: SplitResult) -> str:
     netloc = parts.netloc
     if "@" in netloc:
         netloc = "***@" + netloc.rsplit("@", 1)[1]
-    return f"{parts.scheme}://{netloc}{parts.path}" if parts.scheme else netloc + parts.path
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def server_label(provider: str, label: str, base_url: str | None) -> str:

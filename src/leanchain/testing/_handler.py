@@ -129,6 +129,11 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST
 
     def _answer(self, provider: Provider, body: dict[str, Any]) -> None:
+        if not self.state.key_accepted(self._credential()):
+            # As the providers answer a wrong key: 401, and the key is not echoed.
+            error = ScriptedError(401, "Incorrect API key provided", should_retry=False)
+            self._send_error_status(provider, error)
+            return
         if provider == "openai":
             param = self.state.rejected_parameter(body)
             if param is not None:
@@ -165,6 +170,14 @@ class _Handler(BaseHTTPRequestHandler):
                 f"request to {self.path} did not ask for a stream"
             )
             self._send_error_status(provider, ScriptedError(500, message, should_retry=False))
+
+    def _credential(self) -> str | None:
+        """The key the request carries: its ``x-api-key``, else its ``Bearer`` token."""
+        key = self.headers.get("x-api-key")
+        if key is not None:
+            return key
+        scheme, _, token = (self.headers.get("authorization") or "").partition(" ")
+        return token if scheme.lower() == "bearer" else None
 
     def _context(
         self, provider: Provider, reply: ScriptedReply, body: dict[str, Any]

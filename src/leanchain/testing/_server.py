@@ -137,6 +137,18 @@ class FakeProviderServer:
         """
         self._state.reject(param, model)
 
+    def require_api_key(self, *keys: str) -> None:
+        """Answer 401 to requests that carry none of `keys`, as a server that checks keys does.
+
+        The key is the request's ``x-api-key`` header, else its ``Authorization: Bearer``
+        token (both SDKs send the latter).
+        Such a request is recorded (its credential redacted, as always), consumes no script
+        item, and gets ``{"error": {"message": "Incorrect API key provided", ...}}`` with
+        ``x-should-retry: false`` (the key is not echoed). With no `keys`, any key is
+        accepted again; :meth:`reset` does that too.
+        """
+        self._state.require_keys(frozenset(keys) if keys else None)
+
     @property
     def pending(self) -> tuple[ScriptItem, ...]:
         """The script items no request has consumed yet, in order."""
@@ -152,5 +164,6 @@ class FakeProviderServer:
         return self._state.requests(provider)
 
     def reset(self) -> None:
-        """Forget the script, the rejection rules, the recorded requests and the id counters."""
+        """Forget the script, the rejection and key rules, the recorded requests and the id
+        counters."""
         self._state.reset()

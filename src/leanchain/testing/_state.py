@@ -28,6 +28,7 @@ class ServerState:
         self._requests: list[RecordedRequest] = []
         self._counters: dict[str, int] = {}
         self._rejections: list[tuple[str, str | None]] = []
+        self._keys: frozenset[str] | None = None
         self._connections: dict[socket.socket, threading.Thread] = {}
 
     def enqueue(self, items: tuple[ScriptItem, ...], provider: Provider | None) -> None:
@@ -58,6 +59,17 @@ class ServerState:
             if param in body and (wanted is None or wanted == model):
                 return param
         return None
+
+    def require_keys(self, keys: frozenset[str] | None) -> None:
+        """Accept only requests that carry one of `keys` (``None``: any)."""
+        with self._lock:
+            self._keys = keys
+
+    def key_accepted(self, key: str | None) -> bool:
+        """Whether a request with credential `key` is let through."""
+        with self._lock:
+            keys = self._keys
+        return keys is None or key in keys
 
     def pending(self) -> tuple[ScriptItem, ...]:
         """The items not taken yet, in order."""
@@ -90,6 +102,7 @@ class ServerState:
             self._requests.clear()
             self._counters.clear()
             self._rejections.clear()
+            self._keys = None
 
     def wait(self, seconds: float | None) -> bool:
         """Sleep, waking early when the server stops; returns whether it is still running."""

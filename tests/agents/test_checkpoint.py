@@ -166,10 +166,12 @@ class Spy(InMemoryCheckpointer):
         super().__init__()
         self.saves: list[tuple[str, int, int, int | None]] = []
 
-    def put(self, thread_id: str, state: RunState) -> None:
+    def put_json(self, thread_id: str, run_id: str, seq: int, text: str) -> None:
+        state = RunState.from_json(text)
+        assert (state.run_id, state.seq) == (run_id, seq)
         pending = None if state.pending is None else len(state.pending)
         self.saves.append((state.status, state.iterations, len(state.steps), pending))
-        super().put(thread_id, state)
+        super().put_json(thread_id, run_id, seq, text)
 
 
 @pytest.mark.parametrize("mode", MODES)

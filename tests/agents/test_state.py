@@ -20,7 +20,7 @@ from leanchain.agents import (
     RunState,
     ToolAgentAction,
 )
-from leanchain.agents._state import TAG, dump_value, load_value
+from leanchain.agents._state import TAG, StateWriter, dump_value, load_value
 from leanchain.errors import RunStateError
 from leanchain.messages import (
     AIMessage,
@@ -183,6 +183,16 @@ def test_a_value_that_is_not_data_is_refused_with_its_path(value: Any, message: 
     assert str(info.value) == message
 
 
+def test_a_value_that_holds_itself_is_refused() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(RunStateError) as info:
+        dump_value({"x": loop}, "inputs")
+    assert str(info.value) == (
+        "Cannot save the run's state: inputs is nested too deeply, or holds itself"
+    )
+
+
 def test_a_subclass_of_an_agent_action_is_refused() -> None:
     class MyAction(AgentAction):
         pass
@@ -284,8 +294,6 @@ def test_the_json_form_has_every_documented_key() -> None:
         "run_id",
         "seq",
         "status",
-        "inputs",
-        "steps",
         "iterations",
         "elapsed",
         "middleware",
@@ -293,6 +301,8 @@ def test_the_json_form_has_every_documented_key() -> None:
         "interrupt",
         "output_extras",
         "finish",
+        "inputs",
+        "steps",
     ]
     assert _state().to_dict()["version"] == 1
 
@@ -524,3 +534,60 @@ def test_any_messages_and_actions_round_trip_exactly(
     back = RunState.from_json(state.to_json())
     assert back == state
     assert [type(m) for m in back.inputs["history"]] == [type(m) for m in messages]
+
+
+# -- the writer that saves a run after every step ------------------------------------------
+
+
+def test_the_writer_writes_what_to_json_writes() -> None:
+    state = _state()
+    text = StateWriter().write(state)
+    assert json.loads(text) == json.loads(state.to_json())
+    assert RunState.from_json(text) == state
+
+
+def test_the_writer_encodes_a_kept_step_once_and_a_replaced_step_again() -> None:
+    writer = StateWriter()
+    steps: list[tuple[Any, Any]] = [(AgentAction("a", "1", "l"), "one")]
+    state = RunState(inputs={"input": "q"}, steps=steps)
+    first = json.loads(writer.write(state))
+    steps.append((TOOL_ACTION, {"two": 2}))
+    kept_text = writer._steps[0][2]
+    second = json.loads(writer.write(state))
+    assert writer._steps[0][2] is kept_text
+    assert second["steps"][0] == first["steps"][0]
+    assert second == state.to_dict()
+    steps[0] = (steps[0][0], "cleared")  # a middleware rewrote an old observation
+    assert json.loads(writer.write(state)) == state.to_dict()
+    del steps[1:]
+    assert json.loads(writer.write(state)) == state.to_dict()
+    state.inputs = {"input": "other"}
+    assert json.loads(writer.write(state)) == state.to_dict()
+
+
+OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("append"), VALUES),
+        st.tuples(st.just("replace"), VALUES),
+        st.tuples(st.just("drop"), st.none()),
+        st.tuples(st.just("inputs"), VALUES),
+    ),
+    max_size=12,
+)
+
+
+@SETTINGS
+@given(OPS)
+def test_whatever_happens_to_the_steps_the_writer_writes_the_state(ops: list[Any]) -> None:
+    writer = StateWriter()
+    state = RunState(inputs={"input": "q"})
+    for op, value in ops:
+        if op == "append":
+            state.steps.append((AgentAction("t", "i", "l"), value))
+        elif op == "replace" and state.steps:
+            state.steps[0] = (state.steps[0][0], value)
+        elif op == "drop":
+            state.steps[-1:] = []
+        elif op == "inputs":
+            state.inputs = {**state.inputs, "x": value}
+        assert json.loads(writer.write(state)) == json.loads(state.to_json())

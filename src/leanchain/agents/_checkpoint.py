@@ -98,6 +98,10 @@ class BaseCheckpointer(ABC):
         """Async `put`."""
         await asyncio.to_thread(self.put, thread_id, state)
 
+    async def aput_json(self, thread_id: str, run_id: str, seq: int, text: str) -> None:
+        """Async `put_json`."""
+        await asyncio.to_thread(self.put_json, thread_id, run_id, seq, text)
+
     async def aget(self, thread_id: str) -> RunState | None:
         """Async `get`."""
         return await asyncio.to_thread(self.get, thread_id)
@@ -162,6 +166,9 @@ class InMemoryCheckpointer(BaseCheckpointer):
 
     async def aput(self, thread_id: str, state: RunState) -> None:
         self.put(thread_id, state)
+
+    async def aput_json(self, thread_id: str, run_id: str, seq: int, text: str) -> None:
+        self.put_json(thread_id, run_id, seq, text)
 
     async def aget(self, thread_id: str) -> RunState | None:
         return self.get(thread_id)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from leanchain.agents._loop import Event, Finished, Stepped, asteps, steps
 from leanchain.agents._run import AgentRun
-from leanchain.agents._state import RunState, RunStatus
+from leanchain.agents._state import RunState, RunStatus, StateWriter
 from leanchain.errors import AgentConfigurationError, ApprovalError, RunStateError
 from leanchain.runnables.config import RunnableConfig, merge_configs
 
@@ -101,7 +101,7 @@ class Durability:
         seq: how many times the run has been saved.
     """
 
-    __slots__ = ("checkpointer", "run_id", "seq", "thread_id")
+    __slots__ = ("checkpointer", "run_id", "seq", "thread_id", "writer")
 
     def __init__(
         self,
@@ -114,6 +114,7 @@ class Durability:
         self.thread_id = thread_id
         self.run_id = run_id
         self.seq = seq
+        self.writer = StateWriter()
 
     @classmethod
     def of_new_run(cls, run: AgentRun) -> Durability | None:
@@ -138,15 +139,27 @@ class Durability:
     def snapshot(
         self, run: AgentRun, status: RunStatus, finish: AgentFinish | None = None
     ) -> RunState:
-        """The run's state now, numbered as the next save."""
+        """The run's state now, numbered as the next save.
+
+        A paused run's state is a copy (the caller keeps it); any other is a view of the
+        run's own values, written at once and dropped.
+        """
         self.seq += 1
-        return RunState.of_run(run, status=status, run_id=self.run_id, seq=self.seq, finish=finish)
+        return RunState.of_run(
+            run,
+            status=status,
+            run_id=self.run_id,
+            seq=self.seq,
+            finish=finish,
+            copied=status == "interrupted",
+        )
 
     def save(self, run: AgentRun, status: RunStatus, finish: AgentFinish | None = None) -> RunState:
         """Snapshot the run and store it (when there is a checkpointer)."""
         state = self.snapshot(run, status, finish)
         if self.checkpointer is not None and self.thread_id is not None:
-            self.checkpointer.put(self.thread_id, state)
+            text = self.writer.write(state)
+            self.checkpointer.put_json(self.thread_id, self.run_id, self.seq, text)
         return state
 
     async def asave(
@@ -155,7 +168,8 @@ class Durability:
         """Async `save`."""
         state = self.snapshot(run, status, finish)
         if self.checkpointer is not None and self.thread_id is not None:
-            await self.checkpointer.aput(self.thread_id, state)
+            text = self.writer.write(state)
+            await self.checkpointer.aput_json(self.thread_id, self.run_id, self.seq, text)
         return state
 
 

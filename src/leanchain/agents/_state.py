@@ -15,11 +15,10 @@ with the path to the value.
 Layout of the JSON form (every key always present)::
 
     {"version": 1, "format": "leanchain.agent_run", "run_id": "9f2c...", "seq": 3,
-     "status": "running" | "interrupted" | "finished",
-     "inputs": {...}, "steps": [[action, observation], ...], "iterations": 2,
-     "elapsed": 1.25, "middleware": {"HumanApproval": {...}}, "pending": [action, ...] | null,
+     "status": "running" | "interrupted" | "finished", "iterations": 2, "elapsed": 1.25,
+     "middleware": {"HumanApproval": {...}}, "pending": [action, ...] | null,
      "interrupt": {"reason": "approval", "data": ...} | null, "output_extras": {...},
-     "finish": finish | null}
+     "finish": finish | null, "inputs": {...}, "steps": [[action, observation], ...]}
 """
 
 from __future__ import annotations
@@ -43,7 +42,15 @@ from leanchain.messages import BaseMessage, messages_from_dict
 if TYPE_CHECKING:
     from leanchain.agents._run import AgentRun
 
-__all__ = ["STATE_VERSION", "TAG", "RunState", "RunStatus", "dump_value", "load_value"]
+__all__ = [
+    "STATE_VERSION",
+    "TAG",
+    "RunState",
+    "RunStatus",
+    "StateWriter",
+    "dump_value",
+    "load_value",
+]
 
 STATE_VERSION: Final = 1
 """The version of the JSON form this leanchain writes (and the newest it reads)."""
@@ -91,6 +98,10 @@ def dump_value(value: Any, where: str = "value") -> Any:
         path = where + "".join(reversed(exc.path))
         raise RunStateError(
             f"Cannot save the run's state: {path} {exc.why}; a saved run holds {_PLAIN}"
+        ) from None
+    except RecursionError:
+        raise RunStateError(
+            f"Cannot save the run's state: {where} is nested too deeply, or holds itself"
         ) from None
 
 
@@ -403,6 +414,87 @@ _READERS: Final[dict[str, Any]] = {
 Steps: TypeAlias = list[tuple[AgentAction, Any]]
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
+def _dump_step(i: int, action: Any, observation: Any) -> list[Any]:
+    return [
+        dump_value(action, f"steps[{i}].action"),
+        dump_value(observation, f"steps[{i}].observation"),
+    ]
+
+
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
+"""Encodes what `dump_value` made (trees of JSON types: no cycles to look for)."""
+
+
+def _text(data: Any) -> str:
+    return _ENCODER.encode(data)
+
+
+class StateWriter:
+    """Writes the successive states of one run as JSON text, each step encoded only once.
+
+    A run is saved after every step, and most of what it holds (its inputs, the steps so far)
+    has not changed since the last save: the writer keeps the text of each and writes only
+    what is new. A kept step is reused while the run holds the very same action and
+    observation objects in that place (a middleware that replaces a step gets it written
+    again); observations are values and are not changed in place.
+    """
+
+    __slots__ = ("_inputs", "_steps")
+
+    def __init__(self) -> None:
+        self._steps: list[tuple[Any, Any, str]] = []
+        self._inputs: tuple[tuple[str, ...], tuple[Any, ...], str] | None = None
+
+    def write(self, state: RunState) -> str:
+        """`state`'s JSON form as text (the same data as `RunState.to_json`).
+
+        Raises:
+            RunStateError: a value in the state is not plain data (names its path).
+        """
+        return "".join(
+            (
+                _text(state._head())[:-1],
+                ', "inputs": ',
+                self._inputs_text(state.inputs),
+                ', "steps": [',
+                ", ".join(self._step_texts(state.steps)),
+                "]}",
+            )
+        )
+
+    def _inputs_text(self, inputs: dict[str, Any]) -> str:
+        kept = self._inputs
+        keys, values = tuple(inputs), tuple(inputs.values())
+        if (
+            kept is not None
+            and kept[0] == keys
+            and all(a is b for a, b in zip(kept[1], values, strict=True))
+        ):
+            return kept[2]
+        text = _text(dump_value(inputs, "inputs"))
+        self._inputs = (keys, values, text)
+        return text
+
+    def _step_texts(self, steps: Steps) -> list[str]:
+        kept = self._steps
+        same = 0
+        for (action, observation), (old_action, old_observation, _) in zip(
+            steps, kept, strict=False
+        ):
+            if action is not old_action or observation is not old_observation:
+                break
+            same += 1
+        del kept[same:]
+        for i in range(same, len(steps)):
+            action, observation = steps[i]
+            kept.append((action, observation, _text(_dump_step(i, action, observation))))
+        return [text for _, _, text in kept]
+
+
 class RunState:
     """One agent run as data: what a checkpoint holds and what `AgentExecutor.resume` takes.
 
@@ -478,20 +570,23 @@ class RunState:
         run_id: str,
         seq: int,
         finish: AgentFinish | None = None,
+        copied: bool = True,
     ) -> RunState:
-        """A snapshot of `run` (lists and dicts copied, so the run can go on)."""
+        """`run`'s state now: a snapshot (lists and dicts copied, so the run can go on), or
+        with ``copied=False`` a view of the run's own values (to be written at once)."""
+        keep: Any = copy.deepcopy if copied else _same
         interrupt = None
         if status == "interrupted" and run.interrupt is not None:
-            interrupt = {"reason": run.interrupt.reason, "data": copy.deepcopy(run.interrupt.data)}
+            interrupt = {"reason": run.interrupt.reason, "data": keep(run.interrupt.data)}
         return cls(
-            inputs=dict(run.inputs),
-            steps=list(run.steps),
+            inputs=dict(run.inputs) if copied else run.inputs,
+            steps=list(run.steps) if copied else run.steps,
             iterations=run.iterations,
             elapsed=run.elapsed_before if status == "interrupted" else run.time_elapsed,
-            middleware=copy.deepcopy(run.state),
+            middleware=keep(run.state),
             pending=None if run.pending is None else list(run.pending),
             interrupt=interrupt,
-            output_extras=copy.deepcopy(run.output_extras),
+            output_extras=keep(run.output_extras),
             status=status,
             finish=finish,
             run_id=run_id,
@@ -512,19 +607,19 @@ class RunState:
             RunStateError: a value in the state is not plain data (names its path).
         """
         return {
+            **self._head(),
+            "inputs": dump_value(self.inputs, "inputs"),
+            "steps": [_dump_step(i, action, obs) for i, (action, obs) in enumerate(self.steps)],
+        }
+
+    def _head(self) -> dict[str, Any]:
+        """The JSON form less its inputs and steps (the parts a `StateWriter` keeps)."""
+        return {
             "version": STATE_VERSION,
             "format": FORMAT,
             "run_id": self.run_id,
             "seq": self.seq,
             "status": self.status,
-            "inputs": dump_value(self.inputs, "inputs"),
-            "steps": [
-                [
-                    dump_value(action, f"steps[{i}].action"),
-                    dump_value(obs, f"steps[{i}].observation"),
-                ]
-                for i, (action, obs) in enumerate(self.steps)
-            ],
             "iterations": self.iterations,
             "elapsed": self.elapsed,
             "middleware": dump_value(self.middleware, "middleware"),
@@ -538,6 +633,8 @@ class RunState:
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The JSON form as text (UTF-8 safe: non-ASCII kept)."""
+        if indent is None:
+            return _text(self.to_dict())
         return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False, indent=indent)
 
     @classmethod

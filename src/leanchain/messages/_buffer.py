@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from typing import Any, Literal
-from xml.sax.saxutils import escape, quoteattr
 
 from leanchain.errors import ContentEncodingError
 
@@ -24,6 +23,22 @@ from ._simple import ChatMessage, FunctionMessage, HumanMessage, SystemMessage
 from ._tool import ToolMessage
 
 __all__ = ["get_buffer_string"]
+
+
+def escape(text: str) -> str:
+    """``xml.sax.saxutils.escape``, imported on first use: importing it imports
+    ``urllib.request`` and the ``email`` package, which only the XML format needs."""
+    from xml.sax.saxutils import escape as sax_escape
+
+    return sax_escape(text)
+
+
+def quoteattr(text: str) -> str:
+    """``xml.sax.saxutils.quoteattr``, imported on first use (see `escape`)."""
+    from xml.sax.saxutils import quoteattr as sax_quoteattr
+
+    return sax_quoteattr(text)
+
 
 _BLOCK_TEXT_LIMIT = 500
 _CALL_ID_LIMIT = 64

@@ -103,7 +103,7 @@ def test_a_key_http_cannot_carry_is_a_typed_error_without_the_key(
     cls: type[BaseChatModel], key: str, problem: str
 ) -> None:
     with pytest.raises(ProviderConfigurationError) as info:
-        cls(model="m", api_key=key)  # type: ignore[call-arg]
+        cls(model="m", api_key=key)
     error = info.value
     assert str(error) == f"{cls.__name__}'s api_key has {problem}, {KEY_ADVICE}"
     assert isinstance(error, ValueError)
@@ -142,8 +142,8 @@ def test_an_echoed_key_is_masked_through_the_whole_chain(
         f"{who(server, error.provider)} answered 401: Incorrect API key provided: "
         f"**********. Yours: **********{code}"
     )
+    assert error.__cause__ is error.__context__
     cause: Any = error.__cause__
-    assert cause is error.__context__
     assert cause.body == (
         {
             "message": "Incorrect API key provided: **********. Yours: **********",
@@ -215,7 +215,7 @@ def test_an_invalid_base_url_fails_at_construction_naming_it(
     cls: type[BaseChatModel], url: str, shown: str, problem: str
 ) -> None:
     with pytest.raises(ProviderConfigurationError) as info:
-        cls(model="m", api_key=API_KEY, base_url=url)  # type: ignore[call-arg]
+        cls(model="m", api_key=API_KEY, base_url=url)
     assert str(info.value) == f"{cls.__name__}'s base_url {shown!r} {problem}: {URL_ADVICE}"
     assert "pw" not in str(info.value)
     assert "sk-hidden" not in str(info.value)
@@ -271,5 +271,5 @@ def test_the_repr_shows_no_password_and_no_query() -> None:
     ],
 )
 def test_the_server_errors_name(cls: type[BaseChatModel], url: str | None, server: str) -> None:
-    model = cls(model="m", api_key=API_KEY, base_url=url)  # type: ignore[call-arg]
+    model = cls(model="m", api_key=API_KEY, base_url=url)
     assert model.server == server  # type: ignore[attr-defined]

@@ -182,7 +182,7 @@ LEAVES = st.one_of(
     st.integers(min_value=-(10**20), max_value=10**20),
     st.just(None).map(lambda _: BIG),  # (its repr would need more than 4,300 digits)
     st.floats(allow_nan=True, allow_infinity=True),
-    st.text(alphabet=st.characters(codec=None, exclude_categories=("Cc",)), max_size=8),
+    st.text(alphabet=st.characters(exclude_categories=["Cc"]), max_size=8),
     st.just("x\ud800y"),
 )
 VALUES = st.recursive(

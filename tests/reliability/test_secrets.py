@@ -7,6 +7,13 @@ every callback argument, and logging at DEBUG for every logger (the SDKs' and ``
 included) — then made to fail (a 401 whose message echoes the key, a stream that breaks).
 Every text that came out is searched for the key; each source must have said something, so
 the scan cannot pass by looking at nothing.
+
+The scan runs with the key as given and with the key wrapped in whitespace (a trailing newline
+from a file, pasted spaces: stripped, and the call goes through). A key with a character no
+HTTP header can carry (a pasted quote, a zero-width or non-breaking space, a line break inside)
+is refused with a typed error before anything is sent: given directly, from the environment
+or per call through ``configurable_fields``, no part of it shows in any error, traceback,
+chained exception or log line — the HTTP client's DEBUG log included.
 """
 
 from __future__ import annotations
@@ -28,9 +35,10 @@ from pydantic import SecretStr
 from leanchain.agents import AgentExecutor, create_tool_calling_agent
 from leanchain.agents.prompts import TOOL_CALLING_PROMPT
 from leanchain.callbacks import BaseCallbackHandler, ConsoleCallbackHandler
-from leanchain.errors import AuthenticationError, ProviderError
+from leanchain.errors import AuthenticationError, ProviderConfigurationError, ProviderError
 from leanchain.language_models import BaseChatModel
 from leanchain.providers import ChatAnthropic, ChatOpenAI
+from leanchain.runnables import ConfigurableField
 from leanchain.testing import (
     BrokenStream,
     FakeProviderServer,
@@ -42,6 +50,14 @@ from leanchain.tools import tool
 from leanchain.tracing import OpenTelemetryCallbackHandler
 
 KEY = "sk-leanchain-SECRET-7f3a9c20e1"
+PADDED = {"as given": KEY, "in whitespace": f"  {KEY}\n"}
+UNSENDABLE = {
+    "a pasted quote": "sk-leanchain-\u2019SECRET-7f3a9c20e1",
+    "a zero-width space": "sk-leanchain-SECRET\u200b-7f3a9c20e1",
+    "a non-breaking space": "sk-leanchain-SECRET\u00a07f3a9c20e1",
+    "a line break": "sk-leanchain-SECRET\n-7f3a9c20e1",
+    "a non-ASCII letter": "sk-leanchain-SÉCRET-7f3a9c20e1",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -60,13 +76,13 @@ def server() -> Iterator[FakeProviderServer]:
         yield server
 
 
-def make_model(provider: str, server: FakeProviderServer) -> BaseChatModel:
+def make_model(provider: str, server: FakeProviderServer, key: str = KEY) -> BaseChatModel:
     if provider == "openai":
         return ChatOpenAI(
-            model="gpt-fake", api_key=KEY, base_url=server.openai_base_url, max_retries=0
+            model="gpt-fake", api_key=key, base_url=server.openai_base_url, max_retries=0
         )
     return ChatAnthropic(
-        model="claude-fake", api_key=KEY, base_url=server.anthropic_base_url, max_retries=0
+        model="claude-fake", api_key=key, base_url=server.anthropic_base_url, max_retries=0
     )
 
 
@@ -102,15 +118,18 @@ def script(server: FakeProviderServer) -> None:
     server.enqueue(call, ScriptedReply(text="It is sunny."))
 
 
+@pytest.mark.parametrize("given", list(PADDED))
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 async def test_the_key_shows_nowhere(
     provider: str,
+    given: str,
     server: FakeProviderServer,
     caplog: pytest.LogCaptureFixture,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    model = make_model(provider, server)
+    server.require_api_key(KEY)  # a padded key reaches the server stripped
+    model = make_model(provider, server, PADDED[given])
     agent = create_tool_calling_agent(model, [weather], TOOL_CALLING_PROMPT)
     console = io.StringIO()
     exporter = InMemorySpanExporter()
@@ -194,6 +213,66 @@ async def test_the_key_shows_nowhere(
     assert "sunny in Paris" in texts["verbose"][0]
     assert any("sunny in Paris" in s for s in texts["spans"])
     assert "**********" in str(auth.value)
+
+
+def every_text(error: BaseException) -> list[str]:
+    """An error's message, repr and traceback, and those of everything chained under it."""
+    texts = ["".join(traceback.format_exception(error))]
+    pending: list[BaseException | None] = [error]
+    seen: set[int] = set()
+    while pending:
+        exc = pending.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        texts += [str(exc), repr(exc), repr(vars(exc))]
+        pending += [exc.__cause__, exc.__context__]
+    return texts
+
+
+def parts_of(key: str) -> list[str]:
+    """The key and its pieces either side of the bad character: none may show."""
+    bad = next(i for i, char in enumerate(key) if not (char.isascii() and char.isprintable()))
+    return [key, key[:bad], key[bad + 1 :], "SECRET", "7f3a9c20e1"]
+
+
+@pytest.mark.parametrize("how", ["given", "environment", "per call"])
+@pytest.mark.parametrize("kind", list(UNSENDABLE))
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_key_http_cannot_carry_is_refused_and_shows_nowhere(
+    provider: str,
+    kind: str,
+    how: str,
+    server: FakeProviderServer,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    key = UNSENDABLE[kind]
+    env = "OPENAI_API_KEY" if provider == "openai" else "ANTHROPIC_API_KEY"
+    cls = ChatOpenAI if provider == "openai" else ChatAnthropic
+    url = server.openai_base_url if provider == "openai" else server.anthropic_base_url
+
+    def attempt() -> None:
+        if how == "given":
+            make_model(provider, server, key)
+        elif how == "environment":
+            monkeypatch.setenv(env, key)
+            cls(model="m", base_url=url)
+        else:
+            field = ConfigurableField(id="api_key")
+            configurable = make_model(provider, server).configurable_fields(api_key=field)
+            configurable.invoke("hi", {"configurable": {"api_key": key}})
+
+    with pytest.raises(ProviderConfigurationError) as info:
+        attempt()
+    error = info.value
+    assert isinstance(error, ValueError)
+    assert "which an HTTP header cannot carry" in str(error)
+    texts = [*every_text(error), caplog.text, *(repr(r.__dict__) for r in caplog.records)]
+    leaks = [part for part in parts_of(key) for text in texts if part in text]
+    assert leaks == []
+    assert server.requests == []  # refused before anything was sent
 
 
 def test_the_key_is_kept_only_as_a_secret(server: FakeProviderServer) -> None:

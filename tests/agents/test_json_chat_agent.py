@@ -425,8 +425,8 @@ async def test_model_tokens_stream_as_events(mode: Mode) -> None:
             calls[-1].append(chunk.text)
     assert ["".join(tokens) for tokens in calls] == [CALL_ECHO, ANSWER]
     assert all(len(tokens) > 2 for tokens in calls)
-    assert events[-1]["event"] == "on_chain_stream"
-    assert events[-1]["data"]["chunk"]["output"] == "2 + 3 = 5"
+    assert [e["event"] for e in events[-2:]] == ["on_chain_stream", "on_chain_end"]
+    assert events[-2]["data"]["chunk"]["output"] == "2 + 3 = 5"
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -152,22 +152,24 @@ def steps(run: AgentRun) -> Iterator[Event]:
         if paused is not None:
             yield paused
             event = Finished(None, run.pause(paused.actions, paused.interrupt))
-            if manager:
-                manager.on_end({**run.inputs, **event.outputs})
         else:
             if finish is None:
                 finish = run.stop()
             if hooks.after_agent:
                 finish = _hooks.after_agent(run, finish)
             event = Finished(finish, run.outputs(finish))
-            if manager:
-                manager.emit("on_agent_finish", finish)
-                manager.on_end({**run.inputs, **event.outputs})
     except BaseException as exc:
         if manager:
             manager.on_error(exc)
         raise
-    yield event
+    # The run ends after its last event is out: a view streams the outputs first.
+    try:
+        yield event
+    finally:
+        if manager:
+            if event.finish is not None:
+                manager.emit("on_agent_finish", event.finish)
+            manager.on_end({**run.inputs, **event.outputs})
 
 
 def _keep_error_step(
@@ -278,19 +280,20 @@ async def asteps(run: AgentRun) -> AsyncIterator[Event]:
         if paused is not None:
             yield paused
             event = Finished(None, run.pause(paused.actions, paused.interrupt))
-            if manager:
-                await manager.aon_end({**run.inputs, **event.outputs})
         else:
             if finish is None:
                 finish = await run.astop()
             if hooks.after_agent:
                 finish = await _hooks.aafter_agent(run, finish)
             event = Finished(finish, run.outputs(finish))
-            if manager:
-                await manager.aemit("on_agent_finish", finish)
-                await manager.aon_end({**run.inputs, **event.outputs})
     except BaseException as exc:
         if manager:
             await manager.aon_error(exc)
         raise
-    yield event
+    try:
+        yield event
+    finally:
+        if manager:
+            if event.finish is not None:
+                await manager.aemit("on_agent_finish", event.finish)
+            await manager.aon_end({**run.inputs, **event.outputs})

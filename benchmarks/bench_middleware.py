@@ -3,7 +3,8 @@
 Workload: a 10-iteration tool-calling agent run (9 calls of a trivial tool, then an answer)
 with a scripted model whose replies carry usage, as a provider's do. Rows: ``middleware=[]``,
 one and five pass-through middleware that
-override every hook (the most a middleware can cost), `LoopGuard()` and `UsageLimits()`.
+override every hook (the most a middleware can cost), `LoopGuard()`, `UsageLimits()` and
+`ToolPolicy()` (per call: ``bench_tool_policy``).
 Each is timed in alternating rounds with the run without middleware (`paired_times`).
 
 Goals (issue 15): ``middleware=[]`` within noise of no parameter; at most 2 µs per middleware
@@ -25,6 +26,7 @@ from leanchain.agents.middleware import (
     ModelRequest,
     Plan,
     ToolCallRequest,
+    ToolPolicy,
     UsageLimits,
 )
 from leanchain.agents.middleware._base import ModelHandler, ToolHandler
@@ -107,6 +109,7 @@ def main() -> None:
         ("5 pass-through middleware", [PassThrough() for _ in range(5)], 5),
         ("LoopGuard()", [LoopGuard()], 1),
         ("UsageLimits(request_limit=50)", [UsageLimits(request_limit=50)], 1),
+        ("ToolPolicy(retries=2, disable_after=3)", [ToolPolicy(retries=2, disable_after=3)], 1),
     ]
     bare = _runner(None)
     assert bare()["output"] == "42"

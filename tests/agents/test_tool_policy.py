@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from middleware_support import ENTRIES, Entry, drive
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -37,8 +38,9 @@ THREAD = "leanchain-tool-call"
 
 
 def _unavailable(name: str, times: int) -> str:
+    failed = "once" if times == 1 else f"{times} times"
     return (
-        f"Tool {name!r} is unavailable: it failed {times} times in this run and was switched "
+        f"Tool {name!r} is unavailable: it failed {failed} in this run and was switched "
         "off. Do not call it again; use another tool or answer without it."
     )
 
@@ -287,6 +289,30 @@ async def test_an_async_tool_over_its_timeout_is_cancelled(kit: Tools) -> None:
         ("quick", "quick:b"),
     ]
     assert kit.cancelled == ["async_hang"]
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize("kind", KINDS, ids=IDS)
+async def test_every_entry_point_retries_and_switches_off(
+    kind: Kind, entry: Entry, kit: Tools
+) -> None:
+    script = [
+        kind.call("flaky", "a"),
+        kind.call("broken", "b"),
+        kind.call("broken", "c"),
+        kind.answer("done"),
+    ]
+    policy = ToolPolicy(retries=2, backoff=0, disable_after=1)
+    executor, model = _executor(kind, kit, script, ("flaky", "broken", "quick"), policy)
+    result = await drive(executor, {"input": "q"}, entry)
+    assert result["output"] == "done"
+    assert _observations(result) == [
+        ("flaky", "flaky:a"),
+        ("broken", "the service is down"),
+        ("broken", _unavailable("broken", 1)),
+    ]
+    assert kit.calls == {"flaky": 3, "broken": 1}
+    assert [_offered(kind, model, i, "broken") for i in range(4)] == [True, True, False, False]
 
 
 # -- the kinds of errors ------------------------------------------------------------------------
@@ -749,7 +775,7 @@ async def test_retries_give_ups_timeouts_and_switch_offs_reach_the_callbacks(
             "tool": "flaky",
             "iteration": 1,
             "failures": 1,
-            "message": "'flaky' failed 1 times in this run (disable_after=1): it is switched "
+            "message": "'flaky' failed once in this run (disable_after=1): it is switched "
             "off and no longer offered to the model",
         },
         {

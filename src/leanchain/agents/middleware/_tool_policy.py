@@ -99,6 +99,10 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
+
+
 def _number(name: str, value: Any, *, minimum: float, inclusive: bool) -> float:
     valid = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not valid or value < minimum or (not inclusive and value == minimum):
@@ -262,7 +266,7 @@ class ToolPolicy(AgentMiddleware):
             if limit is not None and count >= limit and name not in disabled:
                 disabled.append(name)
                 message = (
-                    f"{name!r} failed {count} times in this run (disable_after={limit}): it is "
+                    f"{name!r} failed {_times(count)} in this run (disable_after={limit}): it is "
                     "switched off and no longer offered to the model"
                 )
                 events.append(
@@ -286,7 +290,7 @@ class ToolPolicy(AgentMiddleware):
         if failures < self.disable_after:
             return None
         observation = (
-            f"Tool {name!r} is unavailable: it failed {self.disable_after} times in this run "
+            f"Tool {name!r} is unavailable: it failed {_times(self.disable_after)} in this run "
             "and was switched off. Do not call it again; use another tool or answer without it."
         )
         event = {

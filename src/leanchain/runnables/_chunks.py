@@ -51,7 +51,9 @@ async def afold(chunks: AsyncIterator[Any]) -> tuple[bool, Any]:
 
 
 async def aclose(chunks: AsyncIterator[Any]) -> None:
-    """Close `chunks` now when it can be closed (an async generator left early).
+    """Close `chunks` now when it can be closed (an async generator left early: call it from
+    an ``except BaseException`` around the loop, so that a stream read to its end costs
+    nothing).
 
     Its ``finally`` blocks, and the tasks they cancel, then end before the caller goes on,
     instead of whenever the event loop finalises the abandoned generator.

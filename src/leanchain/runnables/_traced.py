@@ -127,15 +127,16 @@ async def atransform_with_config(
 ) -> AsyncIterator[Out]:
     """Async twin of `transform_with_config`."""
     config = ensure_config(config)
-    # Each inner stream is closed as soon as this one is left: a consumer that stops early
-    # stops the work under it now (`aclose`).
+    # Each inner stream is closed as soon as this one is left early: a consumer that stops
+    # stops the work under it now (`aclose`). Only then: a stream read to its end is closed.
     if not config.get("callbacks"):
         chunks = func(input, config, None)
         try:
             async for chunk in chunks:
                 yield chunk
-        finally:
+        except BaseException:
             await aclose(chunks)
+            raise
         return
     inputs = AsyncInputSum(input)
     await inputs.pull_first()
@@ -145,8 +146,9 @@ async def atransform_with_config(
         try:
             async for chunk in chunks:
                 yield chunk
-        finally:
+        except BaseException:
             await aclose(chunks)
+            raise
         return
     got, total = False, None
     chunks = func(inputs, run.child_config(config), run)

@@ -145,8 +145,9 @@ class RunnableGenerator(Runnable[Input, Output]):
         try:
             async for chunk in chunks:
                 yield chunk
-        finally:
+        except BaseException:
             await aclose(chunks)
+            raise
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any

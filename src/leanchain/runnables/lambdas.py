@@ -372,8 +372,9 @@ class RunnableLambda(Runnable[Input, Output]):
         try:
             async for chunk in chunks:
                 yield chunk
-        finally:
+        except BaseException:
             await aclose(chunks)
+            raise
 
     @property
     def InputType(self) -> Any:

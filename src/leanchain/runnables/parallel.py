@@ -222,8 +222,9 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         try:
             async for chunk in chunks:
                 yield chunk
-        finally:
+        except BaseException:
             await aclose(chunks)
+            raise
 
     def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         """An object whose fields are the branches' output types."""

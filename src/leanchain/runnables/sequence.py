@@ -192,8 +192,9 @@ class RunnableSequence(Runnable[Input, Output]):
         try:
             async for chunk in chunks:
                 yield chunk
-        finally:
+        except BaseException:
             await aclose(chunks)
+            raise
 
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:

@@ -267,13 +267,17 @@ def write_png(results: Sequence[Result], env: dict[str, Any], path: Path) -> Non
         squeeze=False,
     )
     bar = 0.8 / len(IMPLEMENTATIONS)
-    middle = (len(IMPLEMENTATIONS) - 1) / 2
     for ax, unit, panel in zip(axes[:, 0], units, panels, strict=True):
         positions = range(len(panel))
-        for offset, name in enumerate(IMPLEMENTATIONS):
+        # Each row's bars are the columns that measured it, centred on the row's label.
+        present = [[n for n in IMPLEMENTATIONS if r.median(n) is not None] for r in panel]
+        for name in IMPLEMENTATIONS:
             values = [r.median(name) for r in panel]
             bars = ax.barh(
-                [p + (offset - middle) * bar for p in positions],
+                [
+                    p + (names.index(name) - (len(names) - 1) / 2) * bar if name in names else p
+                    for p, names in zip(positions, present, strict=True)
+                ],
                 [v if v is not None and v > 0 else 0 for v in values],
                 height=bar,
                 color=_COLORS[name],

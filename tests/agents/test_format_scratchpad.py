@@ -257,3 +257,28 @@ def test_same_action_with_another_observation() -> None:
     act = action(ai(("t", "c1")))
     assert format_to_tool_messages([(act, "a")])[1].content == "a"
     assert format_to_tool_messages([(act, "b")])[1].content == "b"
+
+
+def test_a_reused_call_id_starts_a_new_turn_each_time() -> None:
+    # A server that gives every turn the same id (LiteLLM's mock: call_mock_001), even for
+    # the same call with the same result: each call is answered right after its message.
+    first, second = ai(("search", "call_mock_001")), ai(("search", "call_mock_001"))
+    steps = [(action(first), "same"), (action(second), "same"), (action(first), "same")]
+    assert format_to_tool_messages(steps) == [
+        first,
+        tm("same", "call_mock_001", "search"),
+        second,
+        tm("same", "call_mock_001", "search"),
+        first,
+        tm("same", "call_mock_001", "search"),
+    ]
+
+
+def test_two_calls_of_one_message_with_one_id_are_both_answered() -> None:
+    message = ai(("search", "dup"), ("search", "dup"))
+    steps = [(action(message, 0), "a"), (action(message, 1), "b")]
+    assert format_to_tool_messages(steps) == [
+        message,
+        tm("a", "dup", "search"),
+        tm("b", "dup", "search"),
+    ]

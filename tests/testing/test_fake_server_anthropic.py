@@ -418,3 +418,56 @@ async def test_async_client_streams(server: FakeProviderServer) -> None:
             received = [event async for event in stream]
     assert text_of(received) == "async hello"
     assert "".join(json_fragments(received)) == '{"city": "Tokyo"}'
+
+
+def test_a_mid_stream_error_code_is_sent_in_its_details(
+    server: FakeProviderServer, client: anthropic.Anthropic
+) -> None:
+    fault = MidStreamError(
+        ScriptedReply(text="abcdefgh"), after_events=4, error_type="throttling_error", code="429"
+    )
+    server.enqueue(fault)
+    with (
+        pytest.raises(anthropic.APIStatusError) as info,
+        client.messages.create(
+            model="claude-fake", max_tokens=64, messages=USER, stream=True
+        ) as stream,
+    ):
+        list(stream)
+    assert info.value.body == {
+        "type": "error",
+        "error": {
+            "type": "throttling_error",
+            "message": "Overloaded",
+            "details": {"error_code": "429"},
+        },
+    }
+
+
+def test_a_reused_message_id_and_tool_use_id(
+    server: FakeProviderServer, client: anthropic.Anthropic
+) -> None:
+    call = ScriptedToolCall("get_weather", {"city": "Paris"}, id="toolu_mock")
+    server.enqueue(*[ScriptedReply(tool_calls=[call], response_id="msg_mock")] * 2)
+    replies = [
+        client.messages.create(model="claude-fake", max_tokens=64, messages=USER) for _ in range(2)
+    ]
+    assert [reply.id for reply in replies] == ["msg_mock", "msg_mock"]
+    assert [reply.content[0].id for reply in replies] == ["toolu_mock", "toolu_mock"]  # type: ignore[union-attr]
+
+
+def test_require_api_key_checks_the_anthropic_sdks_credential(
+    server: FakeProviderServer,
+) -> None:
+    server.require_api_key(API_KEY)
+    server.enqueue(ScriptedReply(text="ok"))
+    with anthropic.Anthropic(base_url=server.anthropic_base_url, api_key=API_KEY) as ok:
+        ok.messages.create(model="claude-fake", max_tokens=64, messages=USER)
+    wrong = anthropic.Anthropic(base_url=server.anthropic_base_url, api_key="sk-ant-wrong")
+    with wrong, pytest.raises(anthropic.AuthenticationError) as info:
+        wrong.messages.create(model="claude-fake", max_tokens=64, messages=USER)
+    assert info.value.body == {
+        "type": "error",
+        "error": {"type": "authentication_error", "message": "Incorrect API key provided"},
+    }
+    assert len(server.requests) == 2

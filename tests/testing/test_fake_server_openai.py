@@ -440,3 +440,59 @@ async def test_async_client_streams(server: FakeProviderServer) -> None:
     )
     assert completion.choices[0].message.content == "plain"
     assert [r.headers["x-stainless-async"] for r in server.requests] == ["async:asyncio"] * 2
+
+
+def test_a_gateways_mid_stream_label_and_code(
+    server: FakeProviderServer, client: openai.OpenAI
+) -> None:
+    # LiteLLM's proxy: its own type, and the status as a string code.
+    fault = MidStreamError(
+        ScriptedReply(text="abcdefgh"), error_type="internal_server_error", code="500"
+    )
+    server.enqueue(fault)
+    with pytest.raises(openai.APIError) as info:
+        stream_chunks(client)
+    assert info.value.body == {
+        "message": "Overloaded",
+        "type": "internal_server_error",
+        "param": None,
+        "code": "500",
+    }
+    assert info.value.code == "500"
+
+
+def test_a_reused_response_id_and_call_id(
+    server: FakeProviderServer, client: openai.OpenAI
+) -> None:
+    call = ScriptedToolCall("get_weather", {"city": "Paris"}, id="call_mock_001")
+    server.enqueue(*[ScriptedReply(tool_calls=[call], response_id="chatcmpl-mock")] * 2)
+    first, second = create(client), create(client)
+    assert (first.id, second.id) == ("chatcmpl-mock", "chatcmpl-mock")
+    calls = [completion.choices[0].message.tool_calls for completion in (first, second)]
+    assert [c[0].id for c in calls if c] == ["call_mock_001", "call_mock_001"]
+    server.enqueue(ScriptedReply(text="streamed", response_id="chatcmpl-mock"))
+    assert {chunk.id for chunk in stream_chunks(client)} == {"chatcmpl-mock"}
+
+
+def test_require_api_key_answers_401_to_any_other_key(server: FakeProviderServer) -> None:
+    server.require_api_key(API_KEY, "sk-second-0123456789")
+    server.enqueue(ScriptedReply(text="ok"), ScriptedReply(text="ok too"))
+    for key in (API_KEY, "sk-second-0123456789"):
+        with openai.OpenAI(base_url=server.openai_base_url, api_key=key, max_retries=0) as ok:
+            create(ok)
+    wrong = openai.OpenAI(base_url=server.openai_base_url, api_key="sk-wrong-0", max_retries=3)
+    with wrong, pytest.raises(openai.AuthenticationError) as info:
+        create(wrong)
+    assert info.value.body == {
+        "message": "Incorrect API key provided",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": "invalid_api_key",
+    }
+    assert len(server.requests) == 3  # recorded, not retried, no script item consumed
+    assert server.requests[-1].headers["authorization"] == "Bearer [REDACTED]"
+    assert server.pending == ()
+    server.reset()  # any key again
+    server.enqueue(ScriptedReply(text="open"))
+    with openai.OpenAI(base_url=server.openai_base_url, api_key="sk-any", max_retries=0) as any_:
+        assert create(any_).choices[0].message.content == "open"

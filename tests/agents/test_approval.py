@@ -521,3 +521,21 @@ async def test_a_resumed_run_streams_like_any_other(mode: Mode) -> None:
     assert chunks[1]["steps"][0].observation == "sent to ana"
     assert chunks[2]["output"] == "done"
     assert ledger.ran == [("send_mail", "ana")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_resumed_run_has_its_events_too(mode: Mode) -> None:
+    kind = KINDS[0]
+    executor, _ = paused(kind, Ledger())
+    first = await run(executor, {"input": "q"}, mode)
+    again = Resume(first["state"], {"call_1": True})
+    if mode == "sync":
+        events = list(executor.stream_events(again))
+    else:
+        events = [e async for e in executor.astream_events(again)]
+    custom = [(e["name"], e["data"]["action"]) for e in events if e["event"] == "on_custom_event"]
+    assert custom == [("leanchain.approval", "approved")]
+    tools = [(e["name"], e["data"]["output"]) for e in events if e["event"] == "on_tool_end"]
+    assert tools == [("send_mail", "sent to ana")]
+    assert events[-1]["event"] == "on_chain_end"
+    assert events[-1]["data"]["output"] == {"input": "q", "output": "done"}

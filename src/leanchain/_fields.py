@@ -29,12 +29,16 @@ from pydantic import SecretStr, TypeAdapter
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from leanchain.callbacks._weak import WeakMemo
+
 __all__ = ["FieldSpec", "declared_fields", "fields_repr", "init_fields"]
 
 _MISSING: Any = object()
 _MUTABLE = (list, dict, set)
 _lock = threading.Lock()
-_tables: dict[tuple[type, type], dict[str, FieldSpec]] = {}
+_tables: WeakMemo[dict[type, dict[str, FieldSpec]]] = WeakMemo()
+"""Each class's declared fields, by the base they are read below; held weakly, so that a
+class made per request (a handler, a tool) is not kept alive by having been read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,15 +140,19 @@ def _unwrap_class_fields(cls: type, table: dict[str, FieldSpec]) -> None:
 
 def declared_fields(cls: type, base: type) -> dict[str, FieldSpec]:
     """The declared fields of `cls` below `base`, read once per class."""
-    key = (cls, base)
-    table = _tables.get(key)
+    tables = _tables.get(cls)
+    table = None if tables is None else tables.get(base)
     if table is None:
         with _lock:
-            table = _tables.get(key)
+            tables = _tables.get(cls)
+            table = None if tables is None else tables.get(base)
             if table is None:
                 table = _read(cls, base)
                 _unwrap_class_fields(cls, table)
-                _tables[key] = table
+                if tables is None:
+                    tables = {}
+                    _tables.put(cls, tables)
+                tables[base] = table
     return table
 
 

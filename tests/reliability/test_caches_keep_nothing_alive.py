@@ -129,14 +129,14 @@ def test_a_handler_class_made_per_request_is_not_kept() -> None:
     def request() -> weakref.ref[type]:
         doc = Document(1 << 10)
 
-        class Recorder(BaseCallbackHandler):
-            seen: list[str] = []
+        seen: list[str] = []
 
+        class Recorder(BaseCallbackHandler):
             def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
-                self.seen.append(doc.text[:1])
+                seen.append(doc.text[:1])
 
         RunnableLambda(lambda x: x).invoke(1, {"callbacks": [Recorder()]})
-        assert Recorder.seen == ["x"]
+        assert seen == ["x"]
         return weakref.ref(Recorder)
 
     gone = [request() for _ in range(3)]

@@ -34,10 +34,9 @@ Every timeout, retry, giving up, switch-off and unavailable call is an ``on_cust
 named ``"leanchain.tool_policy"`` (a span event of the agent's OpenTelemetry span) whose data
 is plain: ``action``, ``tool``, ``iteration``, ``attempt`` (for a call), ``message``.
 
-Threads: `wrap_tool_call` runs on the step's worker threads. It reads the run's state and
-writes to it only by appending a failed tool's name to the state's ``"journal"`` list (one
-``list.append``, atomic); `after_step` folds the journal into the counts on the loop's thread,
-once the step's calls are done. The events of a call are sent from its thread, as the tool's
+Threads: `wrap_tool_call` runs on the step's worker threads. It writes to the run's state only
+by appending a failed tool's name to a journal, which `after_step` folds into the counts on the
+loop's thread (`_tool_budget`). The events of a call are sent from its thread, as the tool's
 own callbacks are. A sync call under a timeout runs on a daemon thread of its own
 (`call_within`) that the policy stops waiting for: a hung tool keeps that thread until it
 returns. An async call is cancelled.
@@ -52,6 +51,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from leanchain.agents._deadline import call_within
 from leanchain.agents.middleware._base import AgentMiddleware, ModelRequest, ToolCallRequest
+from leanchain.agents.middleware._tool_budget import FailureBudget
 from leanchain.agents.schema import AgentStep
 from leanchain.errors import (
     AgentConfigurationError,
@@ -99,10 +99,6 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _times(n: int) -> str:
-    return "once" if n == 1 else f"{n} times"
-
-
 def _number(name: str, value: Any, *, minimum: float, inclusive: bool) -> float:
     valid = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not valid or value < minimum or (not inclusive and value == minimum):
@@ -141,10 +137,6 @@ def _tool_names(value: Iterable[str] | None) -> frozenset[str] | None:
             f"ToolPolicy tools must be a list of tool names (or None: every tool), got {value!r}"
         )
     return frozenset(names)
-
-
-def _new_state() -> dict[str, Any]:
-    return {"failures": {}, "disabled": [], "journal": []}
 
 
 class _Outcome:
@@ -210,6 +202,7 @@ class ToolPolicy(AgentMiddleware):
             None if disable_after is None else _count("disable_after", disable_after, 1)
         )
         self.tools = _tool_names(tools)
+        self._budget = None if self.disable_after is None else FailureBudget(self.disable_after)
         if name is not None:
             self.name = name
 
@@ -233,73 +226,20 @@ class ToolPolicy(AgentMiddleware):
                 f"{list(executor.tool_names)})"
             )
 
-    # -- the run's state ----------------------------------------------------------------------
+    # -- the failure budget (`_tool_budget`) ---------------------------------------------------
 
     def _state(self, run: AgentRun) -> dict[str, Any] | None:
         state: dict[str, Any] | None = run.state.get(run.executor.hooks.keys[id(self)])
         return state
 
     def _record_failure(self, run: AgentRun, name: str) -> None:
-        """Note a failed call of `name` (any thread: one atomic append; `after_step` folds)."""
-        if self.disable_after is None:
-            return
-        state = self._state(run)
-        if state is None:  # dict.setdefault is atomic: two first failures share one state
-            state = run.state.setdefault(run.executor.hooks.keys[id(self)], _new_state())
-        state["journal"].append(name)
+        if self._budget is not None:
+            self._budget.record(run.state, run.executor.hooks.keys[id(self)], name)
 
     def _fold(self, run: AgentRun) -> list[dict[str, Any]]:
-        """Count the step's failed calls; switch off the tools that reached the budget."""
-        state = self._state(run)
-        if state is None or not state["journal"]:
+        if self._budget is None:
             return []
-        journal: list[str] = state["journal"]
-        done = len(journal)
-        names = journal[:done]
-        del journal[:done]  # a call abandoned at a deadline may still append: it stays
-        failures: dict[str, int] = state["failures"]
-        disabled: list[str] = state["disabled"]
-        events: list[dict[str, Any]] = []
-        for name in names:
-            failures[name] = count = failures.get(name, 0) + 1
-            limit = self.disable_after
-            if limit is not None and count >= limit and name not in disabled:
-                disabled.append(name)
-                message = (
-                    f"{name!r} failed {_times(count)} in this run (disable_after={limit}): it is "
-                    "switched off and no longer offered to the model"
-                )
-                events.append(
-                    {
-                        "action": "disable",
-                        "tool": name,
-                        "iteration": run.iterations + 1,
-                        "failures": count,
-                        "message": message,
-                    }
-                )
-        return events
-
-    def _unavailable(self, run: AgentRun, request: ToolCallRequest) -> _Outcome | None:
-        """The answer to a call of a switched-off tool (``None``: the tool may run)."""
-        state = self._state(run)
-        if state is None or self.disable_after is None:
-            return None
-        name = request.action.tool
-        failures = state["failures"].get(name, 0) + state["journal"].count(name)
-        if failures < self.disable_after:
-            return None
-        observation = (
-            f"Tool {name!r} is unavailable: it failed {_times(self.disable_after)} in this run "
-            "and was switched off. Do not call it again; use another tool or answer without it."
-        )
-        event = {
-            "action": "unavailable",
-            "tool": name,
-            "iteration": request.iteration,
-            "message": f"{name!r} is switched off in this run; the call did not run",
-        }
-        return _Outcome(AgentStep(request.action, observation), events=[event])
+        return self._budget.fold(self._state(run), run.iterations + 1)
 
     # -- one call ------------------------------------------------------------------------------
 
@@ -417,16 +357,10 @@ class ToolPolicy(AgentMiddleware):
     # -- the hooks -----------------------------------------------------------------------------
 
     def before_model(self, run: AgentRun, request: ModelRequest) -> ModelRequest | None:
-        if self.disable_after is None:
+        if self._budget is None:
             return None
-        state = self._state(run)
-        if state is None or not state["disabled"]:
-            return None
-        disabled = state["disabled"]
-        kept = [tool for tool in request.tools if tool.name not in disabled]
-        if len(kept) == len(request.tools):
-            return None
-        if not callable(getattr(run.executor.agent, "with_tools", None)):
+        kept = self._budget.offered(self._state(run), request.tools)
+        if kept is None or not callable(getattr(run.executor.agent, "with_tools", None)):
             return None  # an agent that cannot be rebuilt: its calls are answered instead
         return request.replace(tools=kept)
 
@@ -435,12 +369,11 @@ class ToolPolicy(AgentMiddleware):
     ) -> AgentStep:
         if not self._applies(request):
             return handler(request)
-        if self.disable_after is not None:
-            off = self._unavailable(run, request)
+        if self._budget is not None:
+            off = self._budget.unavailable(self._state(run), request)
             if off is not None:
-                run.emit(EVENT, off.events[0])
-                assert off.step is not None
-                return off.step
+                run.emit(EVENT, off[1])
+                return off[0]
         attempt = 1
         while True:
             try:
@@ -464,12 +397,11 @@ class ToolPolicy(AgentMiddleware):
     ) -> AgentStep:
         if not self._applies(request):
             return await handler(request)
-        if self.disable_after is not None:
-            off = self._unavailable(run, request)
+        if self._budget is not None:
+            off = self._budget.unavailable(self._state(run), request)
             if off is not None:
-                await run.aemit(EVENT, off.events[0])
-                assert off.step is not None
-                return off.step
+                await run.aemit(EVENT, off[1])
+                return off[0]
         attempt = 1
         while True:
             try:

@@ -358,3 +358,40 @@ def test_an_executor_missing_a_tool_the_agent_knows_is_refused() -> None:
     extra = tool_list[1:]
     agent = create_tool_calling_agent(ScriptedChatModel([]), extra, TOOL_CALLING_PROMPT)
     assert AgentExecutor(agent=agent, tools=tool_list).tool_names == ("echo", "direct", "direct2")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_paused_run_keeps_the_plan_as_earlier_hooks_rewrote_it(mode: Mode) -> None:
+    ran: list[str] = []
+
+    @tool
+    def send(text: str) -> str:
+        """Send a message."""
+        ran.append(text)
+        return "sent"
+
+    class Polite(AgentMiddleware):
+        def after_model(self, run: AgentRun, plan: Plan) -> Plan | None:
+            if isinstance(plan, list):
+                return [act(a.tool, f"please {a.tool_input}") for a in plan]
+            return None
+
+    class PauseOnce(AgentMiddleware):
+        def after_model(self, run: AgentRun, plan: Plan) -> Interrupt | None:
+            if isinstance(plan, list) and not run.resumed:
+                return Interrupt("check", [a.tool_input for a in plan])
+            return None
+
+    executor = AgentExecutor(
+        agent=ScriptAgent(act("send", "hi"), finish("ok")),
+        tools=[send],
+        middleware=[Polite(), PauseOnce()],
+    )
+    paused = await run(executor, {"input": "q"}, mode)
+    assert paused["interrupt"] == {"reason": "check", "data": ["please hi"]}
+    if mode == "sync":
+        result = executor.resume(paused["state"])
+    else:
+        result = await executor.aresume(paused["state"])
+    assert result["output"] == "ok"
+    assert ran == ["please hi"]  # the rewritten call waited and ran, once

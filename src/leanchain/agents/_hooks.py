@@ -87,7 +87,11 @@ def after_model(run: AgentRun, plan: Plan) -> Plan | StopRun | Interrupt:
     for m in run.executor.hooks.after_model:
         answer = m.after_model(run, plan)
         _check("after_model", answer, (AgentFinish, list, StopRun, Interrupt))
-        if isinstance(answer, (StopRun, Interrupt)):
+        if isinstance(answer, Interrupt):
+            if isinstance(plan, list):
+                answer.plan = plan  # what the earlier hooks made of it is what waits
+            return answer
+        if isinstance(answer, StopRun):
             return answer
         if answer is not None:
             plan = answer
@@ -99,7 +103,11 @@ async def aafter_model(run: AgentRun, plan: Plan) -> Plan | StopRun | Interrupt:
     for m in run.executor.hooks.after_model:
         answer = await m.aafter_model(run, plan)
         _check("after_model", answer, (AgentFinish, list, StopRun, Interrupt))
-        if isinstance(answer, (StopRun, Interrupt)):
+        if isinstance(answer, Interrupt):
+            if isinstance(plan, list):
+                answer.plan = plan  # what the earlier hooks made of it is what waits
+            return answer
+        if isinstance(answer, StopRun):
             return answer
         if answer is not None:
             plan = answer

@@ -126,7 +126,7 @@ def steps(run: AgentRun) -> Iterator[Event]:
                     break
                 plan = _hooks.after_model(run, planned) if hooks.after_model else planned
                 if isinstance(plan, Interrupt):
-                    paused = Interrupted(plan, planned)  # type: ignore[arg-type]
+                    paused = Interrupted(plan, plan.plan or planned)  # type: ignore[arg-type]
                     break
             if isinstance(plan, StopRun):
                 finish = run.stop_with(plan)
@@ -252,7 +252,7 @@ async def asteps(run: AgentRun) -> AsyncIterator[Event]:
                     break
                 plan = await _hooks.aafter_model(run, planned) if hooks.after_model else planned
                 if isinstance(plan, Interrupt):
-                    paused = Interrupted(plan, planned)  # type: ignore[arg-type]
+                    paused = Interrupted(plan, plan.plan or planned)  # type: ignore[arg-type]
                     break
             if isinstance(plan, StopRun):
                 finish = await run.astop_with(plan)

@@ -307,9 +307,7 @@ def resumed_run(
     if state.status == "interrupted":
         used: set[str] = set()
         for m in executor.middleware:
-            take = getattr(m, "on_resume", None)
-            if callable(take):
-                used |= set(take(run, {} if decisions is None else decisions))
+            used |= set(m.on_resume(run, {} if decisions is None else decisions))
         unknown = sorted(set(decisions or ()) - used)
         if unknown:
             raise ApprovalError(

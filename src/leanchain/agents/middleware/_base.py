@@ -25,7 +25,7 @@ checkpoint carries the state.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep
@@ -159,11 +159,13 @@ class Interrupt:
         data: plain data for the caller (the calls waiting for a decision, ...).
     """
 
-    __slots__ = ("data", "reason")
+    __slots__ = ("data", "plan", "reason")
 
     def __init__(self, reason: str, data: Any = None) -> None:
         self.reason = reason
         self.data = data
+        self.plan: list[AgentAction] | None = None
+        """The plan as the `after_model` hooks before this one left it (set by the loop)."""
 
     def __repr__(self) -> str:
         return f"Interrupt({self.reason!r}, {self.data!r})"
@@ -291,6 +293,14 @@ class AgentMiddleware:
     ) -> list[AgentStep] | AgentFinish | StopRun | None:
         """Async `after_step`."""
         return self.after_step(run, steps)
+
+    # -- resuming -------------------------------------------------------------------------
+
+    def on_resume(self, run: AgentRun, decisions: Mapping[str, Any]) -> set[str]:
+        """When a paused run is resumed (`AgentExecutor.resume`): take the decisions meant
+        for this middleware into the run's state; return the call ids it took. A decision no
+        middleware takes is refused (`ApprovalError`)."""
+        return set()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

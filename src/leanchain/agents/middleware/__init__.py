@@ -17,14 +17,17 @@ from leanchain.agents.middleware._base import (
     StopRun,
     ToolCallRequest,
 )
+from leanchain.agents.middleware._context import ClearToolResults, Summarization
 from leanchain.agents.middleware._loop_guard import LoopGuard
 from leanchain.agents.middleware._tool_policy import ToolPolicy
+from leanchain.agents.middleware._tool_selector import ToolSelector
 from leanchain.agents.middleware._usage import UsageLimits
 
 __all__ = [
     "AgentMiddleware",
     "AgentRun",
     "ApprovalRequest",
+    "ClearToolResults",
     "Decision",
     "HumanApproval",
     "Interrupt",
@@ -32,7 +35,9 @@ __all__ = [
     "ModelRequest",
     "Plan",
     "StopRun",
+    "Summarization",
     "ToolCallRequest",
     "ToolPolicy",
+    "ToolSelector",
     "UsageLimits",
 ]

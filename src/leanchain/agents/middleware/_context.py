@@ -27,6 +27,7 @@ from leanchain.agents.middleware._history import (
     StepSizer,
     as_pairs,
     cut_point,
+    formatter_of,
     turn_starts,
 )
 from leanchain.agents.middleware._summary import SummaryBlock, SummaryWriter, span
@@ -113,7 +114,8 @@ class ClearToolResults(AgentMiddleware):
         if edge <= 0:
             return None
         starts = turn_starts(steps)
-        before = self._sizer.steps(steps, starts)
+        formatter = formatter_of(run.executor.agent)
+        before = self._sizer.steps(formatter, steps, starts)
         if before <= self.trigger_tokens:
             return None
         placeholder, cleared = self.placeholder, 0
@@ -128,7 +130,7 @@ class ClearToolResults(AgentMiddleware):
         state = run.state_for(self)
         if state.get("edge", 0) < edge:
             state["edge"] = edge
-            after = self._sizer.steps(steps, starts)
+            after = self._sizer.steps(formatter, steps, starts)
             run.emit(
                 CLEAR_EVENT,
                 {
@@ -242,7 +244,8 @@ class Summarization(AgentMiddleware):
         state = run.state_for(self)
         covered: int = min(state.get("steps", 0), len(steps))
         starts = turn_starts(steps)
-        tokens = state.get("tokens", 0) + self._sizer.steps(steps, starts, covered)
+        formatter = formatter_of(run.executor.agent)
+        tokens = state.get("tokens", 0) + self._sizer.steps(formatter, steps, starts, covered)
         if tokens <= self.trigger_tokens:
             return None
         cut = cut_point(starts, len(steps), self.keep)
@@ -259,8 +262,9 @@ class Summarization(AgentMiddleware):
     def _keep(self, run: AgentRun, due: tuple[int, int, int], summary: str) -> dict[str, Any]:
         """Keep the new summary in the run's state; the event that tells the callbacks."""
         covered, cut, before = due
-        block = SummaryBlock(cut, summary)
-        tokens = self._sizer.messages(block.messages(run.executor.agent))
+        agent = run.executor.agent
+        step = SummaryBlock(cut, summary).step(agent)
+        tokens = self._sizer.written(formatter_of(agent)([step]))
         state = run.state_for(self)
         state.update(summary=summary, steps=cut, tokens=tokens)
         state["summaries"] = state.get("summaries", 0) + 1

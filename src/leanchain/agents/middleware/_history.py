@@ -7,25 +7,42 @@ otherwise). A text agent's step, and an unparsable reply's ``_Exception`` step, 
 its own. `turn_starts` groups steps as `format_to_tool_messages` does, so a history edit that
 cuts only before a turn's first step never separates a call from its result.
 
-Sizes are tokens of the steps written as chat messages (`AgentStep.messages`: the model's
-message, once per turn, then the result), counted with the user's `TokenCounter`.
+Sizes are tokens of the steps as the agent's own scratchpad formatter writes them, turn by
+turn, counted with the user's `TokenCounter`.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 from leanchain.agents.format_scratchpad._steps import Steps, pairs
-from leanchain.agents.schema import AgentAction, AgentStep, ToolAgentAction
+from leanchain.agents.format_scratchpad.tools import format_to_tool_messages
+from leanchain.agents.schema import AgentAction, ToolAgentAction
 from leanchain.callbacks._weak import WeakMemo
 from leanchain.errors import AgentConfigurationError
-from leanchain.messages import AIMessage, BaseMessage, TokenCounter, count_tokens_approximately
+from leanchain.messages import (
+    BaseMessage,
+    HumanMessage,
+    TokenCounter,
+    count_tokens_approximately,
+)
 from leanchain.messages._trim import _counts_one_message
 
-__all__ = ["APPROXIMATE", "Pair", "StepSizer", "as_pairs", "call_text", "cut_point", "turn_starts"]
+__all__ = [
+    "APPROXIMATE",
+    "Formatter",
+    "Pair",
+    "StepSizer",
+    "as_pairs",
+    "call_text",
+    "cut_point",
+    "formatter_of",
+    "turn_starts",
+]
 
 Pair: TypeAlias = tuple[AgentAction, Any]
 """One step as the executor keeps it: ``(action, observation)``."""
@@ -98,6 +115,7 @@ def call_text(action: AgentAction) -> str:
 
 
 ListCounter: TypeAlias = Callable[[list[BaseMessage]], int]
+Formatter: TypeAlias = Callable[[Steps], Any]
 
 
 def list_counter(token_counter: TokenCounter, who: str) -> ListCounter:
@@ -123,45 +141,62 @@ def list_counter(token_counter: TokenCounter, who: str) -> ListCounter:
     )
 
 
-class StepSizer:
-    """Counts the tokens of steps, remembering each step's count while its action lives.
+_Counted: TypeAlias = tuple[Formatter, tuple[Any, ...], int]
+"""A turn's count: the formatter and the observations it was counted with, and the tokens."""
 
-    A step counts its result message, and the model's message too when it starts a turn (a
-    plain action's ``AIMessage(log)``, a tool call's ``message_log``). The count of one
-    action is remembered with the observation it was counted with, so an edited observation
-    (a cleared result) is counted again.
+
+def _same_objects(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
+def formatter_of(agent: Any) -> Formatter:
+    """The agent's scratchpad formatter (a factory-built agent's), else tool messages."""
+    formatter = getattr(agent, "format_scratchpad", None)
+    return formatter if callable(formatter) else format_to_tool_messages
+
+
+class StepSizer:
+    """Counts the tokens of steps as the agent's scratchpad formatter writes them.
+
+    Each turn is written on its own and counted (a text scratchpad as one human message), so
+    the total is what the whole scratchpad takes, up to rounding. A turn's count is
+    remembered while its first action lives, with the observations it was counted with, so
+    an edited turn (a cleared result) is counted again.
     """
 
     __slots__ = ("_count", "_memo")
 
     def __init__(self, token_counter: TokenCounter, who: str) -> None:
         self._count = list_counter(token_counter, who)
-        self._memo: WeakMemo[tuple[Any, bool, int]] = WeakMemo(limit=8192)
+        self._memo: WeakMemo[tuple[_Counted, ...]] = WeakMemo(limit=8192)
 
-    def messages(self, messages: list[BaseMessage]) -> int:
-        """The tokens of `messages`."""
-        return int(self._count(messages))
+    def written(self, scratchpad: Any) -> int:
+        """The tokens of a formatted scratchpad (text, or messages)."""
+        if isinstance(scratchpad, str):
+            return int(self._count([HumanMessage(content=scratchpad)])) if scratchpad else 0
+        return int(self._count(list(scratchpad)))
 
-    def step(self, action: AgentAction, observation: Any, first: bool) -> int:
-        """The tokens of one step; `first`: it starts its turn."""
-        known = self._memo.get(action)
-        if known is not None and known[0] is observation and known[1] == first:
-            return known[2]
-        result = AgentStep(action, observation).messages
-        said: list[BaseMessage] = []
-        if first:
-            if isinstance(action, ToolAgentAction) and action.tool_call_id is not None:
-                said = list(action.message_log)
-            else:
-                said = [AIMessage(content=action.log)]
-        tokens = self.messages([*said, *result])
-        self._memo.put(action, (observation, first, tokens))
+    def turn(self, formatter: Formatter, steps: Sequence[Pair]) -> int:
+        """The tokens of one turn's steps."""
+        first = steps[0][0]
+        observations = tuple(observation for _, observation in steps)
+        known = self._memo.get(first) or ()
+        for entry in known:
+            if entry[0] is formatter and _same_objects(entry[1], observations):
+                return entry[2]
+        tokens = self.written(formatter(steps))
+        # Two entries: a turn is often counted as it is and as edited (results cleared).
+        self._memo.put(first, ((formatter, observations, tokens), *known[:1]))
         return tokens
 
-    def steps(self, steps: Sequence[Pair], starts: Sequence[int], begin: int = 0) -> int:
+    def steps(
+        self, formatter: Formatter, steps: Sequence[Pair], starts: Sequence[int], begin: int = 0
+    ) -> int:
         """The tokens of ``steps[begin:]`` (`begin` is the first step of a turn)."""
-        firsts = set(starts)
+        bounds = [start for start in starts if start >= begin]
+        bounds.append(len(steps))
         return sum(
-            self.step(action, observation, index in firsts)
-            for index, (action, observation) in enumerate(steps[begin:], start=begin)
+            self.turn(formatter, steps[start:end])
+            for start, end in itertools.pairwise(bounds)
+            if end > start
         )

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from leanchain.agents.format_scratchpad._steps import Steps
 from leanchain.agents.middleware._history import Pair, call_text
-from leanchain.agents.schema import AgentAction, AgentStep, observation_text
+from leanchain.agents.schema import AgentAction, observation_text
 from leanchain.callbacks._weak import WeakMemo
 from leanchain.errors import AgentConfigurationError
-from leanchain.messages import AIMessage, BaseMessage
+from leanchain.messages import BaseMessage
 from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate
 from leanchain.runnables import Runnable
 
@@ -191,8 +191,3 @@ class SummaryBlock:
         if as_text:
             intro = " " + intro
         return AgentAction(SUMMARY_TOOL, span(self.steps), intro), text
-
-    def messages(self, agent: Any) -> list[BaseMessage]:
-        """The step as chat messages (for counting its tokens)."""
-        action, observation = self.step(agent)
-        return [AIMessage(content=action.log), *AgentStep(action, observation).messages]

@@ -45,7 +45,7 @@ test: lint typecheck pytest ## Every check: lint, format, types, tests
 demo: $(DEMO_STAMP) ## Run the agents end to end offline; installs only the core (a real model: see README)
 	$(BIN)/leanchain demo $(ARGS)
 
-bench: $(STAMP) ## Run every benchmark (medians, ratios), then the side-by-side comparison with LangChain
+bench: $(STAMP) ## Run every benchmark (medians, ratios), then the side-by-side comparison with LangChain, pydantic-ai and the OpenAI Agents SDK
 	$(BIN)/python -m benchmarks
 	$(BIN)/python -m benchmarks.compare
 

@@ -6,6 +6,9 @@
   raises), with a note naming the iteration and the model: `except BadRequestError` works.
 - A stream that breaks, stalls or carries an error event ends the run with a typed error within
   the client's timeout: nothing hangs.
+- A reply the server sent that JSON cannot carry back (a lone surrogate escaped in its
+  arguments) ends the run with an `UnencodableContentError` naming where, before the next
+  request is sent.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from leanchain.errors import (
     ProviderTimeoutError,
     RateLimitError,
     StreamError,
+    UnencodableContentError,
 )
 from leanchain.language_models import BaseChatModel
 from leanchain.providers import ChatAnthropic, ChatOpenAI
@@ -245,3 +249,31 @@ def test_a_slow_answer_times_out_instead_of_hanging(
         executor.invoke({"input": "q"})
     assert TIMEOUT <= time.monotonic() - started < TIMEOUT + 1.5
     assert_noted(info.value, 1, provider)
+
+
+# -- content JSON cannot carry -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["invoke", "stream"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_reply_that_cannot_be_sent_back_ends_the_run_typed(
+    server: FakeProviderServer, provider: Provider, streaming: bool
+) -> None:
+    # The server's JSON escapes a lone surrogate into the arguments (valid JSON, but no
+    # UTF-8 can carry it back): the next request cannot be sent, and says where and why.
+    call = ScriptedToolCall("weather", '{"city": "Pa\\udcffris"}')
+    server.enqueue(ScriptedReply(tool_calls=[call]), ANSWER)
+    executor = executor_for(model_for(provider, server), streaming=streaming)
+    with pytest.raises(UnencodableContentError) as info:
+        executor.invoke({"input": "Weather in Paris?"})
+    owner = "ChatOpenAI" if provider == "openai" else "ChatAnthropic"
+    kind = "AIMessageChunk" if streaming else "AIMessage"  # what the agent kept of the reply
+    assert str(info.value) == (
+        f"{owner} cannot send message 2 ({kind}) tool_calls[0]['args']['city']: a lone "
+        "surrogate '\\udcff' at index 2, which UTF-8 cannot encode (text decoded with "
+        "errors='surrogateescape'?); nothing was sent"
+    )
+    assert isinstance(info.value, ProviderError)
+    assert_noted(info.value, 2, provider)
+    assert len(server.requests) == 1  # the second request was never sent
+    assert server.pending == (ANSWER,)

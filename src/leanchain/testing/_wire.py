@@ -32,8 +32,18 @@ class RenderContext:
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON, as the providers send it on the wire."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON, as the providers send it on the wire.
+
+    Non-ASCII is kept, unless the value holds what UTF-8 cannot carry (a lone surrogate a
+    script put in on purpose): then everything is ``\\u``-escaped, as a real server's JSON
+    would escape it, so that the answer is still valid UTF-8.
+    """
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(value, separators=(",", ":"))
+    return text
 
 
 def arguments_json(call: ScriptedToolCall) -> str:

@@ -95,7 +95,7 @@ def _stem(word: str) -> str:
         word = word[:-3] + "y"
     elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
-    for suffix in ("ing", "ed"):
+    for suffix in ("ing", "ed", "er"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             word = word[: -len(suffix)]
             if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "lsz":

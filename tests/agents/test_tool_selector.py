@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_executor_agents import IDS, KINDS, Kind
 from test_executor_support import MODES, Mode, run
 from tool_catalogue import LABELLED, catalogue
@@ -368,3 +370,17 @@ def test_the_messages_of_a_run_do_not_depend_on_the_selection_order() -> None:
         tools.append(model.requests[0].tool_names)
     assert seen[0] == seen[1]
     assert tools == [["get_weather", "get_forecast"]] * 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=st.text(max_size=200), reply=st.text(max_size=300))
+def test_any_query_or_reply_gives_a_valid_choice(query: str, reply: str) -> None:
+    selector = ToolSelector(max_tools=5)
+    ranked = selector.lexical(query, TOOLS)
+    assert len(ranked) == len(set(ranked)) == 5
+    assert set(ranked) <= set(NAMES)
+    names, by = selector._from_reply(reply + " " + " ".join(NAMES[:2]), query, TOOLS)
+    assert by == "model"
+    assert len(names) == len(set(names))
+    assert 1 <= len(names) <= 5
+    assert set(names) <= set(NAMES)

@@ -12,11 +12,14 @@ import traceback
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from providers_support import API_KEY, anthropic, openai, who
 
 from leanchain.errors import AuthenticationError, ProviderConfigurationError, ProviderError
 from leanchain.language_models import BaseChatModel
 from leanchain.providers import ChatAnthropic, ChatOpenAI
+from leanchain.providers._keys import scrub_chain
 from leanchain.testing import FakeProviderServer, ScriptedError, ScriptedReply
 
 Make = Any
@@ -273,3 +276,27 @@ def test_the_repr_shows_no_password_and_no_query() -> None:
 def test_the_server_errors_name(cls: type[BaseChatModel], url: str | None, server: str) -> None:
     model = cls(model="m", api_key=API_KEY, base_url=url)
     assert model.server == server  # type: ignore[attr-defined]
+
+
+# -- the property: whatever the key and the text around it, it never survives ---------------
+
+KEYS = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=8)
+TEXTS = st.text(max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=KEYS, before=TEXTS, after=TEXTS, nested=TEXTS)
+def test_a_masked_key_never_survives_anywhere_in_the_chain(
+    key: str, before: str, after: str, nested: str
+) -> None:
+    echoed = f"{before}{key}{after}"
+    inner = ValueError(echoed, {"message": echoed, "list": [nested + key]})
+    inner.body = {"error": {"message": echoed, "param": [key, 3]}}  # type: ignore[attr-defined]
+    middle = RuntimeError(f"while sending: {echoed}")
+    middle.__cause__ = inner
+    outer = ProviderError(echoed, provider="openai")
+    outer.__context__ = middle
+    scrub_chain(outer, key)
+    for exc in (outer, middle, inner):
+        assert key not in repr(exc.args) + str(exc) + repr(getattr(exc, "body", None))
+    assert key not in "".join(traceback.format_exception(outer))

@@ -88,9 +88,15 @@ def env_secret(
 
 def scrub(text: str, secret: str | None) -> str:
     """`text` with every occurrence of `secret` masked (keys under `MIN_MASKED` are not)."""
-    if secret and len(secret) >= MIN_MASKED and secret in text:
-        return text.replace(secret, REDACTED)
-    return text
+    if not secret or len(secret) < MIN_MASKED:
+        return text
+    for _ in range(3):
+        if secret not in text:
+            return text
+        # Masking can join the asterisks with what is left into the key again (a key that
+        # starts or ends with asterisks): mask once more, and give up on the text if need be.
+        text = text.replace(secret, REDACTED)
+    return text if secret not in text else REDACTED
 
 
 def _scrub_value(value: Any, secret: str) -> Any:

@@ -53,6 +53,10 @@ IMPORTLIB_LOADERS: Final = frozenset(
 
 IMPORT_MODULE_ALLOWED: Final = {
     "__init__.py": "lazy top-level exports: module names come from the fixed _EXPORTS table",
+    "agents/__init__.py": "lazy package exports: module names come from the fixed _EXPORTS table",
+    "callbacks/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
+    "messages/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
+    "runnables/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "cli/_graph.py": "`leanchain graph MODULE:ATTR` imports the module its user names, like "
     "`python -m`: the user's own code, on the user's own command line",
     "providers/_common.py": "the provider SDK ('openai' or 'anthropic'), imported lazily",

@@ -75,17 +75,23 @@ def turn_starts(steps: Sequence[Pair]) -> list[int]:
     """
     starts: list[int] = []
     turn: Sequence[BaseMessage] = ()
-    unanswered: Counter[Any] = Counter()
+    unanswered: Counter[Any] | None = None  # the turn's calls not answered yet (if several)
     for index, (action, _) in enumerate(steps):
-        if isinstance(action, ToolAgentAction) and action.tool_call_id is not None:
-            said = action.message_log
-            if not (unanswered[action.tool_call_id] > 0 and _same(said, turn)):
-                starts.append(index)
-                turn, unanswered = said, Counter(_call_ids(said))
-            unanswered[action.tool_call_id] -= 1
-        else:
+        if not isinstance(action, ToolAgentAction) or action.tool_call_id is None:
             starts.append(index)
-            turn, unanswered = (), Counter()
+            turn, unanswered = (), None
+            continue
+        call_id = action.tool_call_id
+        said = action.message_log
+        if unanswered and unanswered[call_id] > 0 and _same(said, turn):
+            unanswered[call_id] -= 1
+            continue
+        starts.append(index)
+        turn = said
+        ids = _call_ids(said)
+        unanswered = Counter(ids) if len(ids) > 1 else None
+        if unanswered is not None:
+            unanswered[call_id] -= 1
     return starts
 
 
@@ -145,10 +151,6 @@ _Counted: TypeAlias = tuple[Formatter, tuple[Any, ...], int]
 """A turn's count: the formatter and the observations it was counted with, and the tokens."""
 
 
-def _same_objects(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
-
-
 def formatter_of(agent: Any) -> Formatter:
     """The agent's scratchpad formatter (a factory-built agent's), else tool messages."""
     formatter = getattr(agent, "format_scratchpad", None)
@@ -179,14 +181,18 @@ class StepSizer:
     def turn(self, formatter: Formatter, steps: Sequence[Pair]) -> int:
         """The tokens of one turn's steps."""
         first = steps[0][0]
-        observations = tuple(observation for _, observation in steps)
         known = self._memo.get(first) or ()
-        for entry in known:
-            if entry[0] is formatter and _same_objects(entry[1], observations):
-                return entry[2]
+        for counted, observations, tokens in known:
+            if (
+                counted is formatter
+                and len(observations) == len(steps)
+                and all(seen is step[1] for seen, step in zip(observations, steps, strict=True))
+            ):
+                return tokens
         tokens = self.written(formatter(steps))
+        entry = (formatter, tuple(observation for _, observation in steps), tokens)
         # Two entries: a turn is often counted as it is and as edited (results cleared).
-        self._memo.put(first, ((formatter, observations, tokens), *known[:1]))
+        self._memo.put(first, (entry, *known[:1]))
         return tokens
 
     def steps(

@@ -30,7 +30,6 @@ Rules:
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
@@ -39,7 +38,7 @@ from collections.abc import (
     Iterator,
     Sequence,
 )
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from leanchain.callbacks._weak import WeakMemo
@@ -182,26 +181,36 @@ class ModelInterceptor:
         return proceed()
 
 
-@contextlib.contextmanager
-def intercept_model_calls(interceptor: ModelInterceptor) -> Iterator[None]:
+class intercept_model_calls:  # lower case: to its callers it reads as a function
     """Send every chat-model call made inside the ``with`` block through `interceptor`.
 
     Blocks nest: the interceptor of the outer block wraps the one of the inner block. Worker
     threads and tasks started inside the block (by a run, or by `asyncio.create_task`) see it;
-    other threads and tasks do not.
+    other threads and tasks do not. (A small class rather than a generator-based context
+    manager: a run's usage counter enters one per planning call, and this costs a fifth.)
 
     Raises:
         TypeError: `interceptor` is not a `ModelInterceptor`.
     """
-    if not isinstance(interceptor, ModelInterceptor):
-        raise TypeError(
-            f"intercept_model_calls expects a ModelInterceptor, got {type(interceptor).__name__}"
-        )
-    token = INTERCEPTORS.set((*INTERCEPTORS.get(), interceptor))
-    try:
-        yield
-    finally:
-        INTERCEPTORS.reset(token)
+
+    __slots__ = ("_interceptor", "_token")
+
+    def __init__(self, interceptor: ModelInterceptor) -> None:
+        if not isinstance(interceptor, ModelInterceptor):
+            raise TypeError(
+                "intercept_model_calls expects a ModelInterceptor, got "
+                f"{type(interceptor).__name__}"
+            )
+        self._interceptor = interceptor
+        self._token: Token[tuple[ModelInterceptor, ...]] | None = None
+
+    def __enter__(self) -> None:
+        self._token = INTERCEPTORS.set((*INTERCEPTORS.get(), self._interceptor))
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            INTERCEPTORS.reset(self._token)
+            self._token = None
 
 
 _overridden: WeakMemo[frozenset[_Hook]] = WeakMemo()

@@ -190,8 +190,8 @@ class LoopGuard(AgentMiddleware):
             key = f"{action.tool}\x00{_fingerprint(_arguments(action.tool_input))}\x00{seen}"
             counts: dict[str, int] = state["counts"]
             counts[key] = count = counts.get(key, 0) + 1
-            calls: list[list[str]] = state["calls"]
-            calls.append([key, _label(action.tool, action.tool_input)])
+            calls: list[list[Any]] = state["calls"]
+            calls.append([key, action.tool, action.tool_input])
             del calls[: -self.max_cycle_length * self.cycle_limit]
             cycle = self._cycle(calls)
             if cycle is not None:
@@ -219,9 +219,11 @@ class LoopGuard(AgentMiddleware):
             )
         return None
 
-    def _cycle(self, calls: list[list[str]]) -> list[str] | None:
+    def _cycle(self, calls: list[list[Any]]) -> list[str] | None:
         """The labels of the repeating sequence the calls end with, if they end with one."""
-        keys = [key for key, _ in calls]
+        keys = [call[0] for call in calls]
+        if keys[-1] not in keys[-1 - self.max_cycle_length : -1]:
+            return None  # the last call is new to the window: no cycle ends with it
         for length in range(2, self.max_cycle_length + 1):
             span = length * self.cycle_limit
             if len(keys) < span:
@@ -231,7 +233,7 @@ class LoopGuard(AgentMiddleware):
                 continue
             tail = keys[-span:]
             if all(tail[i] == pattern[i % length] for i in range(span)):
-                return [label for _, label in calls[-length:]]
+                return [_label(tool, tool_input) for _, tool, tool_input in calls[-length:]]
         return None
 
     def _event(

@@ -46,9 +46,12 @@ class Spec:
         summariser = FunctionChatModel(lambda messages, request: "what happened so far")
         clear = ClearToolResults(trigger_tokens=self.trigger, keep=self.keep)
         summarize = Summarization(summariser, trigger_tokens=self.trigger, keep=self.keep)
-        return {"clear": [clear], "summarize": [summarize], "both": [clear, summarize]}[
-            self.strategy
-        ]
+        options: dict[str, list[AgentMiddleware]] = {
+            "clear": [clear],
+            "summarize": [summarize],
+            "both": [clear, summarize],
+        }
+        return options[self.strategy]
 
     @property
     def steps(self) -> int:

@@ -19,7 +19,7 @@ from leanchain.agents.middleware import AgentMiddleware, AgentRun, ModelRequest,
 from leanchain.agents.prompts import TOOL_CALLING_PROMPT
 from leanchain.callbacks import BaseCallbackHandler
 from leanchain.errors import AgentConfigurationError
-from leanchain.language_models import BaseChatModel, FunctionChatModel, ScriptedChatModel
+from leanchain.language_models import FunctionChatModel, ScriptedChatModel
 from leanchain.messages import BaseMessage
 from leanchain.providers import ChatAnthropic, ChatOpenAI
 from leanchain.testing import FakeProviderServer, ScriptedReply, ScriptedToolCall
@@ -252,7 +252,9 @@ def test_reselect_chooses_again_when_asked() -> None:
 def test_runs_choose_independently() -> None:
     model = FunctionChatModel(lambda messages, request: "done")
     executor = AgentExecutor(
-        agent=TOOL_KIND.build(model, TOOLS), tools=TOOLS, middleware=[ToolSelector(max_tools=5)]
+        agent=create_tool_calling_agent(model, TOOLS, TOOL_CALLING_PROMPT),
+        tools=TOOLS,
+        middleware=[ToolSelector(max_tools=5)],
     )
     executor.batch([{"input": WEATHER}, {"input": FLIGHT}])
     chosen = sorted(r.tool_names for r in model.requests)
@@ -342,15 +344,14 @@ class OncePerRun(AgentMiddleware):
 async def test_before_model_changes_the_tools_for_the_next_call(mode: Mode) -> None:
     three = TOOLS[:3]
     script = [TOOL_KIND.call("get_weather", "a"), TOOL_KIND.call("air_quality", "b"), "done"]
-    model: BaseChatModel = ScriptedChatModel(script)
+    model = ScriptedChatModel(script)
     executor = AgentExecutor(
         agent=TOOL_KIND.build(model, three),
         tools=three,
         middleware=[OncePerRun("get_weather", "air_quality")],
     )
     await run(executor, {"input": "q"}, mode)
-    requests: list[Any] = model.requests  # type: ignore[attr-defined]
-    assert [r.tool_names for r in requests] == [
+    assert [r.tool_names for r in model.requests] == [
         ["get_weather", "get_forecast", "air_quality"],
         ["get_forecast", "air_quality"],
         ["get_forecast"],

@@ -11,7 +11,12 @@ import pytest
 from test_executor_agents import IDS, KINDS, Kind
 from test_executor_support import MODES, Mode, run
 
-from leanchain.agents import AgentExecutor, create_openai_functions_agent
+from leanchain.agents import (
+    AgentExecutor,
+    InMemoryCheckpointer,
+    RunState,
+    create_openai_functions_agent,
+)
 from leanchain.agents.format_scratchpad import format_to_tool_messages
 from leanchain.agents.middleware import (
     AgentMiddleware,
@@ -535,3 +540,25 @@ def test_the_final_answer_of_a_generate_stop_sees_cleared_results() -> None:
     assert executor.invoke({"input": TASK})["output"] == "best answer"
     cleared = ClearToolResults.PLACEHOLDER
     assert _observations(model.requests[-1].messages) == [cleared] * 3 + ["Page 3: " + PAGE]
+
+
+def test_a_checkpoint_carries_the_summary_and_the_clearing() -> None:
+    checkpointer = InMemoryCheckpointer()
+    summariser = Summariser()
+    middleware: list[AgentMiddleware] = [
+        ClearToolResults(trigger_tokens=3000, keep=2),
+        Summarization(summariser.model, trigger_tokens=2500, keep=3),
+    ]
+    executor, _ = _long_run(TOOL_KIND, middleware, steps=12, checkpointer=checkpointer)
+    executor.invoke({"input": TASK}, {"configurable": {"thread_id": "long"}})
+    saved = checkpointer.get("long")
+    assert saved is not None
+    state = RunState.from_json(saved.to_json()).middleware
+    assert state["ClearToolResults"] == {"edge": 10}
+    # Five steps pass 2,500 before clearing starts at 3,000: steps 1-2 are summarised; from
+    # then on the cleared steps stay under 2,500 and the summary is not extended.
+    assert {k: v for k, v in state["Summarization"].items() if k != "tokens"} == {
+        "summary": "S1",
+        "steps": 2,
+        "summaries": 1,
+    }

@@ -3,7 +3,9 @@ type sees its steps edited in its own format, and a tool call never loses its re
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +18,7 @@ from leanchain.agents import (
     InMemoryCheckpointer,
     RunState,
     create_openai_functions_agent,
+    create_tool_calling_agent,
 )
 from leanchain.agents.format_scratchpad import format_to_tool_messages
 from leanchain.agents.middleware import (
@@ -562,3 +565,25 @@ def test_a_checkpoint_carries_the_summary_and_the_clearing() -> None:
         "steps": 2,
         "summaries": 1,
     }
+
+
+def test_the_size_cache_keeps_no_formatter_alive() -> None:
+    clear = ClearToolResults(trigger_tokens=1500, keep=1)
+
+    def run_once() -> tuple[weakref.ref[Any], dict[str, Any]]:
+        def formatter(steps: Any) -> list[BaseMessage]:
+            return format_to_tool_messages(steps)
+
+        model = ScriptedChatModel([TOOL_KIND.call("read", str(i)) for i in range(4)] + ["done"])
+        agent = create_tool_calling_agent(
+            model, [read], TOOL_CALLING_PROMPT, message_formatter=formatter
+        )
+        executor = AgentExecutor(
+            agent=agent, tools=[read], middleware=[clear], return_intermediate_steps=True
+        )
+        return weakref.ref(formatter), executor.invoke({"input": TASK})
+
+    ref, result = run_once()
+    gc.collect()
+    assert len(result["intermediate_steps"]) == 4  # the steps (the cache's keys) live on
+    assert ref() is None

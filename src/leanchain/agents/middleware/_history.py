@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
@@ -147,8 +148,9 @@ def list_counter(token_counter: TokenCounter, who: str) -> ListCounter:
     )
 
 
-_Counted: TypeAlias = tuple[Formatter, tuple[Any, ...], int]
-"""A turn's count: the formatter and the observations it was counted with, and the tokens."""
+_Counted: TypeAlias = tuple["weakref.ref[Formatter]", tuple[Any, ...], int]
+"""A turn's count: the formatter (weakly: a cache keeps no user object alive) and the
+observations it was counted with, and the tokens."""
 
 
 def formatter_of(agent: Any) -> Formatter:
@@ -184,13 +186,17 @@ class StepSizer:
         known = self._memo.get(first) or ()
         for counted, observations, tokens in known:
             if (
-                counted is formatter
+                counted() is formatter
                 and len(observations) == len(steps)
                 and all(seen is step[1] for seen, step in zip(observations, steps, strict=True))
             ):
                 return tokens
         tokens = self.written(formatter(steps))
-        entry = (formatter, tuple(observation for _, observation in steps), tokens)
+        try:
+            ref = weakref.ref(formatter)
+        except TypeError:  # not weakly referable: counted each time
+            return tokens
+        entry = (ref, tuple(observation for _, observation in steps), tokens)
         # Two entries: a turn is often counted as it is and as edited (results cleared).
         self._memo.put(first, (entry, *known[:1]))
         return tokens

@@ -19,17 +19,29 @@ validated by pydantic sets ``validate_fields = True`` (a `TypeAdapter` per field
 from __future__ import annotations
 
 import copy
+import sys
 import threading
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pydantic import SecretStr, TypeAdapter
-from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
-
 from leanchain.callbacks._weak import WeakMemo
+
+if typing.TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+# pydantic is imported only when a class needs it: this module is imported with the callback
+# base class (the core), and importing pydantic costs more than the rest of the core. A class
+# attribute can be a ``Field(...)``, or an annotation ``SecretStr``, only once the user's code
+# has imported pydantic, so the checks look for it in ``sys.modules``.
+
+
+def _pydantic_attr(module: str, name: str) -> Any:
+    """``module.name`` if pydantic's `module` is imported already, else ``None``."""
+    found = sys.modules.get(module)
+    return None if found is None else getattr(found, name)
+
 
 __all__ = ["FieldSpec", "declared_fields", "fields_repr", "init_fields"]
 
@@ -80,7 +92,8 @@ def _hints(cls: type) -> dict[str, Any]:
 def _is_secret(annotation: Any) -> bool:
     if isinstance(annotation, str):
         return "SecretStr" in annotation
-    return annotation is SecretStr or SecretStr in typing.get_args(annotation)
+    secret = _pydantic_attr("pydantic.types", "SecretStr")
+    return secret is not None and (annotation is secret or secret in typing.get_args(annotation))
 
 
 def _read(cls: type, base: type) -> dict[str, FieldSpec]:
@@ -103,6 +116,8 @@ def _read(cls: type, base: type) -> dict[str, FieldSpec]:
             default, factory = _default_of(cls, name)
             adapter = None
             if validate and not isinstance(annotation, str):
+                from pydantic import TypeAdapter
+
                 adapter = TypeAdapter(annotation)
             table[name] = FieldSpec(name, default, factory, _is_secret(annotation), adapter)
     return table
@@ -110,13 +125,16 @@ def _read(cls: type, base: type) -> dict[str, FieldSpec]:
 
 def _default_of(cls: type, name: str) -> tuple[Any, Callable[[], Any] | None]:
     """The default of field `name`, unwrapping a pydantic ``Field(...)`` on the class."""
+    field_info = _pydantic_attr("pydantic.fields", "FieldInfo")
     for klass in cls.__mro__:
         if name not in vars(klass):
             continue
         value = vars(klass)[name]
-        if isinstance(value, FieldInfo):
+        if field_info is not None and isinstance(value, field_info):
+            from pydantic_core import PydanticUndefined
+
             if value.default_factory is not None:
-                return _MISSING, value.default_factory  # type: ignore[return-value]
+                return _MISSING, value.default_factory
             if value.default is PydanticUndefined:
                 return _MISSING, None
             return value.default, None
@@ -130,9 +148,12 @@ def _unwrap_class_fields(cls: type, table: dict[str, FieldSpec]) -> None:
     A ``Field(default_factory=...)`` stays on the class, so that subclasses read it too; every
     instance has its own value.
     """
+    field_info = _pydantic_attr("pydantic.fields", "FieldInfo")
+    if field_info is None:
+        return
     for klass in cls.__mro__:
         for name, value in list(vars(klass).items()):
-            if name in table and isinstance(value, FieldInfo):
+            if name in table and isinstance(value, field_info):
                 spec = table[name]
                 if spec.default is not _MISSING:
                     setattr(klass, name, spec.default)
@@ -158,6 +179,8 @@ def declared_fields(cls: type, base: type) -> dict[str, FieldSpec]:
 
 def _value(spec: FieldSpec, value: Any) -> Any:
     if spec.secret and isinstance(value, str):
+        from pydantic import SecretStr
+
         value = SecretStr(value)
     if spec.adapter is not None:
         value = spec.adapter.validate_python(value)

@@ -1,6 +1,7 @@
 """``python -m benchmarks.compare``: set up ``.venv-bench`` once, then run the comparison there.
 
-The comparison needs LangChain, which leanchain's own environment does not have: this entry
+The comparison needs LangChain and the agent peers (LangGraph, pydantic-ai, the OpenAI Agents
+SDK), which leanchain's own environment does not have: this entry
 creates ``.venv-bench`` (``python -m venv``), installs leanchain (editable) and the pinned
 ``benchmarks/requirements-compare.txt`` into it, and reruns itself there with ``--here``.
 It reinstalls when the requirements or ``pyproject.toml`` change. Only the standard library

@@ -41,9 +41,13 @@ def clone(tmp_path: Path) -> Path:
 
 
 def dry_run(clone: Path, target: str) -> list[str]:
+    # Run as a make of its own: under `make test` (as in CI) the outer make's variables
+    # would make this one a sub-make that prints "Entering directory" lines.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     done = subprocess.run(
-        ["make", "-n", target, "PYTHON=python3"],
+        ["make", "--no-print-directory", "-n", target, "PYTHON=python3"],
         cwd=clone,
+        env=env,
         capture_output=True,
         text=True,
         check=True,

@@ -101,8 +101,8 @@ def _runner(middleware: Sequence[AgentMiddleware] | None) -> Callable[[], Any]:
 
 def main() -> None:
     """Print each variant's median per iteration against the run without middleware."""
-    number = scaled(200, 3)
-    rounds = scaled(9, 2)
+    number = scaled(40, 3)
+    rounds = scaled(41, 2)
     variants: list[tuple[str, list[AgentMiddleware], int]] = [
         ("middleware=[]", [], 0),
         ("1 pass-through middleware", [PassThrough()], 1),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, Self
+from typing import TYPE_CHECKING, Any, Final, Literal, Self
 
 from pydantic import Field, PrivateAttr, model_validator
 
@@ -25,6 +25,9 @@ from ._tool import (
     tool_call_chunk,
 )
 from ._usage import UsageMetadata, add_usage
+
+if TYPE_CHECKING:
+    from ._block_types import ContentBlock
 
 __all__ = ["AIMessage", "AIMessageChunk"]
 
@@ -49,8 +52,26 @@ class AIMessage(BaseMessage):
     usage_metadata: UsageMetadata | None = None
     """Token counts for the call that produced this message, if the provider reported them."""
 
-    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
-        super().__init__(content, **kwargs)
+    def __init__(
+        self,
+        content: Content = MISSING,
+        /,
+        *,
+        content_blocks: Sequence[ContentBlock] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if content_blocks is not None and "tool_calls" not in kwargs:
+            # As LangChain: the tool_call blocks are the message's calls unless it is given some
+            # (a block's index and extras are the content's, not the call's).
+            blocks: Sequence[Mapping[str, Any]] = content_blocks
+            calls = [
+                {key: block[key] for key in ("name", "args", "id") if key in block}
+                for block in blocks
+                if isinstance(block, Mapping) and block.get("type") == "tool_call"
+            ]
+            if calls:
+                kwargs["tool_calls"] = calls
+        super().__init__(content, content_blocks=content_blocks, **kwargs)
 
     @model_validator(mode="before")
     @classmethod
@@ -128,8 +149,15 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         default=None
     )
 
-    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
-        super().__init__(content, **kwargs)
+    def __init__(
+        self,
+        content: Content = MISSING,
+        /,
+        *,
+        content_blocks: Sequence[ContentBlock] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(content, content_blocks=content_blocks, **kwargs)
 
     @classmethod
     def _prepare(cls, data: dict[str, Any]) -> dict[str, Any]:

@@ -12,12 +12,15 @@ message) build instances without re-validating data that is already valid.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, Final, Self
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._merge import Content, merge_content, merge_dicts
+
+if TYPE_CHECKING:
+    from ._block_types import ContentBlock
 
 __all__ = ["BaseMessage", "BaseMessageChunk", "get_msg_title_repr"]
 
@@ -38,12 +41,29 @@ def get_msg_title_repr(title: str, *, bold: bool = False) -> str:
 
 
 def content_kwargs(content: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Fold a positionally given ``content`` into the constructor's keyword arguments."""
+    """Fold a positionally given ``content`` into the constructor's keyword arguments.
+
+    ``content_blocks=[...]`` (standard blocks, LangChain 1.x) is the content when given, as in
+    LangChain, which lets it win over ``content``.
+    """
     if content is not MISSING:
         if "content" in kwargs:
             raise TypeError("got multiple values for argument 'content'")
         kwargs["content"] = content
+    if "content_blocks" in kwargs:
+        blocks = kwargs.pop("content_blocks")
+        if blocks is not None:
+            kwargs["content"] = _block_list(blocks)
     return kwargs
+
+
+def _block_list(blocks: Any) -> Any:
+    """``content_blocks`` as the list ``content`` holds (a list of dicts; strings refused)."""
+    if isinstance(blocks, (str, bytes)) or not isinstance(blocks, Iterable):
+        raise TypeError(
+            f"content_blocks must be a list of content blocks (dicts), got {type(blocks).__name__}"
+        )
+    return [dict(block) if isinstance(block, Mapping) else block for block in blocks]
 
 
 class BaseMessage(BaseModel):
@@ -66,7 +86,16 @@ class BaseMessage(BaseModel):
     id: str | None = Field(default=None, coerce_numbers_to_str=True)
     """An optional unique id, usually the provider's."""
 
-    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        content: Content = MISSING,
+        /,
+        *,
+        content_blocks: Sequence[ContentBlock] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if content_blocks is not None:
+            kwargs["content_blocks"] = content_blocks
         super().__init__(**content_kwargs(content, kwargs))
 
     @classmethod
@@ -141,6 +170,18 @@ class BaseMessage(BaseModel):
             elif block.get("type") == "text" and isinstance(block.get("text"), str):
                 parts.append(block["text"])
         return "".join(parts)
+
+    @property
+    def content_blocks(self) -> list[ContentBlock]:
+        """The content as LangChain 1.x standard blocks (text, reasoning, tool calls, images...).
+
+        Computed from ``content`` on each read: provider-shaped blocks (OpenAI's
+        ``image_url``, Anthropic's ``thinking``...) become their standard form, and a model's
+        reply adds its tool calls. The rules: docs/messages.md, "Standard content blocks".
+        """
+        from ._blocks import message_content_blocks
+
+        return message_content_blocks(self)
 
     def pretty_repr(self, html: bool = False) -> str:
         """A human-readable rendering: a title banner, the name if any, then the content.

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from ._base import MISSING, BaseMessage, BaseMessageChunk
 from ._merge import Content
+
+if TYPE_CHECKING:
+    from ._block_types import ContentBlock
 
 __all__ = [
     "ChatMessage",
@@ -26,8 +29,15 @@ class HumanMessage(BaseMessage):
     type: Literal["human"] = "human"
     """Always "human"."""
 
-    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
-        super().__init__(content, **kwargs)
+    def __init__(
+        self,
+        content: Content = MISSING,
+        /,
+        *,
+        content_blocks: Sequence[ContentBlock] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(content, content_blocks=content_blocks, **kwargs)
 
 
 class HumanMessageChunk(HumanMessage, BaseMessageChunk):
@@ -46,8 +56,15 @@ class SystemMessage(BaseMessage):
     type: Literal["system"] = "system"
     """Always "system"."""
 
-    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
-        super().__init__(content, **kwargs)
+    def __init__(
+        self,
+        content: Content = MISSING,
+        /,
+        *,
+        content_blocks: Sequence[ContentBlock] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(content, content_blocks=content_blocks, **kwargs)
 
 
 class SystemMessageChunk(SystemMessage, BaseMessageChunk):

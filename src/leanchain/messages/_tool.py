@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, NotRequired, Self
+from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired, Self
 from uuid import UUID
 
 from pydantic import model_validator
@@ -20,6 +20,9 @@ from leanchain.errors import ContentEncodingError
 from ._base import MISSING, BaseMessage, BaseMessageChunk
 from ._encodable import why_unencodable
 from ._merge import Content, merge_obj
+
+if TYPE_CHECKING:
+    from ._block_types import ContentBlock
 
 __all__ = [
     "InvalidToolCall",
@@ -209,8 +212,15 @@ class ToolMessage(BaseMessage):
     status: Literal["success", "error"] = "success"
     """Whether the tool succeeded; "error" tells the model the call failed."""
 
-    def __init__(self, content: Content = MISSING, /, **kwargs: Any) -> None:
-        super().__init__(content, **kwargs)
+    def __init__(
+        self,
+        content: Content = MISSING,
+        /,
+        *,
+        content_blocks: Sequence[ContentBlock] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(content, content_blocks=content_blocks, **kwargs)
 
     @model_validator(mode="before")
     @classmethod

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -19,6 +22,7 @@ from leanchain.messages import (
     tool_call,
     trim_messages,
 )
+from leanchain.tools import tool
 
 
 def test_a_message_counts_its_text_and_its_role_then_three() -> None:
@@ -48,11 +52,103 @@ def test_tool_calls_names_and_tool_call_ids_count() -> None:
     assert count_tokens_approximately([named], count_name=False) == math.ceil(6 / 4) + 3
 
 
-def test_block_content_counts_as_its_repr_and_holds_the_tool_calls() -> None:
-    blocks: list[str | dict[str, object]] = [{"type": "text", "text": "hi"}]
+def test_block_content_counts_its_text_and_holds_the_tool_calls() -> None:
+    blocks: list[str | dict[str, object]] = [{"type": "text", "text": "hi"}, "there"]
     ai = AIMessage(blocks, tool_calls=[tool_call(name="add", args={}, id="c1")])
-    expected = math.ceil((len(repr(blocks)) + len("assistant")) / 4) + 3
-    assert count_tokens_approximately([ai]) == expected
+    # "hi" + "there" + "assistant" = 16 characters: 4 tokens, plus 3.
+    assert count_tokens_approximately([ai]) == 7
+
+
+def test_other_blocks_count_as_their_repr() -> None:
+    audio = {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}
+    expected = math.ceil((len(repr(audio)) + len("user")) / 4) + 3
+    assert count_tokens_approximately([HumanMessage([audio])]) == expected
+
+
+IMAGE_DATA = base64.b64encode(bytes(75_000)).decode()  # a 100,000-character image
+IMAGES: list[dict[str, Any]] = [
+    {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{IMAGE_DATA}"}},
+    {"type": "image", "base64": IMAGE_DATA, "mime_type": "image/png"},
+    {"type": "image", "source_type": "base64", "data": IMAGE_DATA, "mime_type": "image/png"},
+    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": IMAGE_DATA}},
+    {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
+]
+
+
+@pytest.mark.parametrize("image", IMAGES)
+def test_an_image_counts_85_tokens_whatever_its_size(image: dict[str, Any]) -> None:
+    # LangChain's count: the image's fixed cost, not its base64 characters (25,000 tokens).
+    message = HumanMessage([{"type": "text", "text": "What is it?"}, image])
+    assert count_tokens_approximately([message]) == 85 + math.ceil((11 + 4) / 4) + 3 == 92
+    assert count_tokens_approximately([message], tokens_per_image=10) == 17
+    assert count_tokens_approximately([HumanMessage([image, image])]) == 85 * 2 + 1 + 3
+
+
+def test_trim_messages_keeps_the_history_around_an_image() -> None:
+    history = [
+        HumanMessage("first question"),  # 8
+        AIMessage("first answer"),  # 9
+        HumanMessage([{"type": "text", "text": "And this?"}, IMAGES[0]]),  # 85 + 4 + 3 = 92
+        AIMessage("A cat."),  # 4 + 3 = 7
+    ]
+    # LangChain before 1.x counted the image's 100,000 characters and kept only the last reply.
+    assert trim_messages(history, max_tokens=110, token_counter="approximate") == history[1:]
+    assert trim_messages(history, max_tokens=116, token_counter="approximate") == history
+
+
+def test_usage_metadata_scaling() -> None:
+    reply = AIMessage(
+        "answer",
+        response_metadata={"model_provider": "openai"},
+        usage_metadata={"input_tokens": 100, "output_tokens": 100, "total_tokens": 200},
+    )
+    history = [HumanMessage("hello"), reply, HumanMessage("more")]
+    # 6 + 7 + 5 = 18 estimated; the reply reported 200 for the first 13: scaled by 1.25 at most.
+    assert count_tokens_approximately(history) == 18
+    assert count_tokens_approximately(history, use_usage_metadata_scaling=True) == 23
+    small = reply.model_copy(
+        update={"usage_metadata": {"input_tokens": 5, "output_tokens": 5, "total_tokens": 10}}
+    )
+    # 10 reported against 13 estimated: never scaled down.
+    assert (
+        count_tokens_approximately([history[0], small, history[2]], use_usage_metadata_scaling=True)
+        == 18
+    )
+    other = reply.model_copy(update={"response_metadata": {"model_provider": "anthropic"}})
+    mixed = [history[0], reply, other, history[2]]
+    assert count_tokens_approximately(
+        mixed, use_usage_metadata_scaling=True
+    ) == count_tokens_approximately(mixed)
+    assert count_tokens_approximately([reply], use_usage_metadata_scaling=True) == 7
+
+
+def test_tools_count_as_their_json() -> None:
+    @tool
+    def search(query: str, limit: int = 3) -> str:
+        """Search the web."""
+        return query
+
+    definition = {"type": "function", "function": {"name": "a"}}
+    question = [HumanMessage("x")]
+    assert count_tokens_approximately(question, tools=[definition]) == (
+        math.ceil(len(json.dumps(definition)) / 4) + 5
+    )
+    parameters = {
+        "properties": {
+            "query": {"title": "Query", "type": "string"},
+            "limit": {"default": 3, "title": "Limit", "type": "integer"},
+        },
+        "required": ["query"],
+        "type": "object",
+    }
+    as_json = json.dumps(
+        {"name": "search", "description": "Search the web.", "parameters": parameters}
+    )
+    assert (
+        count_tokens_approximately(question, tools=[search])
+        == math.ceil(len(as_json) / 4) + 5
+        == 64
+    )
 
 
 def test_roles_follow_openai() -> None:

@@ -100,10 +100,13 @@ def format_output(
 ) -> Any:
     """The tool's result: `content` itself, or a `ToolMessage` when it answers a tool call.
 
-    A tool that returns a `ToolMessage` itself gets it back unchanged. For a tool call, content
-    that is not text or a list of content blocks is JSON-encoded (``str()`` as a last resort).
+    A tool that returns a `ToolMessage` itself, or a non-empty list of them (LangChain's
+    "tool output" values), gets it back unchanged. For a tool call, content that is not text
+    or a list of content blocks is JSON-encoded (``str()`` as a last resort).
     """
     if tool_call_id is None or isinstance(content, ToolMessage):
+        return content
+    if isinstance(content, list) and content and all(isinstance(m, ToolMessage) for m in content):
         return content
     return ToolMessage(
         _message_content(content),

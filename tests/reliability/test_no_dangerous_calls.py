@@ -54,6 +54,7 @@ IMPORTLIB_LOADERS: Final = frozenset(
 IMPORT_MODULE_ALLOWED: Final = {
     "__init__.py": "lazy top-level exports: module names come from the fixed _EXPORTS table",
     "agents/__init__.py": "lazy package exports: module names come from the fixed _EXPORTS table",
+    "agents/middleware/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "callbacks/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "messages/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "runnables/__init__.py": "lazy package exports: from the fixed _EXPORTS table",

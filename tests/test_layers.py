@@ -1,5 +1,5 @@
 """DESIGN §1: imports point down the layers only — not even lazily — and agents never import
-providers."""
+providers; a package's underscore modules (and underscore names) are its own."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ LAYER = {
     "messages": 1,
     "prompts": 1,
     "tools": 1,
+    "outputs": 1,
     "output_parsers": 1,
     "language_models": 1,
     "chat_history": 1,
@@ -38,6 +39,25 @@ FORBIDDEN = {("agents", "providers"), ("agents", "chat_models")}
 """Same-layer imports that are not allowed: an agent works with any chat model."""
 
 
+PENDING = {
+    "agents/middleware/_history.py: leanchain.callbacks._weak": "leanchain.callbacks.weak",
+    "agents/middleware/_history.py: leanchain.messages._trim": "(a public name in messages)",
+    "agents/middleware/_summary.py: leanchain.callbacks._weak": "leanchain.callbacks.weak",
+    "agents/middleware/_tool_policy.py: leanchain.tools._output": "(a public name in tools)",
+    "agents/schema.py: leanchain.messages._encodable": "leanchain.messages",
+    "providers/_flow.py: leanchain.language_models._stop": "leanchain.language_models.adapters",
+    "providers/_openai.py: leanchain.language_models._structured": (
+        "leanchain.language_models.adapters"
+    ),
+    "providers/_openai_convert.py: leanchain.messages._openai": "leanchain.messages",
+    "runnables/_event_module.py: leanchain.callbacks._event_stream": "leanchain.callbacks.events",
+    "tools/_output.py: leanchain.messages._encodable": "leanchain.messages",
+    "tools/_runs.py: leanchain.messages._encodable": "leanchain.messages",
+}
+"""Cross-package private imports not yet moved to the public home named (files that other work
+was changing at the time): the owner of each file swaps the import and deletes its line here."""
+
+
 def _package(module: str) -> str | None:
     parts = module.split(".")
     if parts[0] != "leanchain" or len(parts) < 2:
@@ -52,6 +72,35 @@ def _imports(path: Path) -> list[str]:
             found.append(node.module)
         elif isinstance(node, ast.Import):
             found.extend(alias.name for alias in node.names)
+    return found
+
+
+def _private_targets(source: str, module: str) -> list[str]:
+    """What `source` (the module `module`) imports from other packages' private parts: a
+    module with an underscore segment below its package (``leanchain.pkg._x``), or else an
+    underscore name imported from a module (``leanchain.pkg.mod._name``)."""
+    own = _package(module)
+    here = module.split(".")
+
+    def private(target: str) -> bool:
+        package = _package(target)
+        if package is None or package == own:
+            return False
+        return any(part.startswith("_") for part in target.split(".")[2:])
+
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = ".".join(here[: len(here) - node.level])
+                base = f"{anchor}.{base}" if base else anchor
+            if private(base):
+                found.append(base)
+            else:
+                found.extend(t for a in node.names if private(t := f"{base}.{a.name}"))
+        elif isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names if private(alias.name))
     return found
 
 
@@ -78,3 +127,39 @@ def test_every_subpackage_has_a_layer() -> None:
         if not p.name.startswith("__") and (p.is_dir() or p.suffix == ".py")
     }
     assert names <= set(LAYER)
+
+
+def _module_name(relative: Path) -> str:
+    # A package's ``__init__`` keeps its name: a relative import counts from the package.
+    return ".".join(["leanchain", *relative.with_suffix("").parts])
+
+
+def test_no_package_imports_another_packages_private_modules() -> None:
+    found: set[str] = set()
+    for path in sorted(SRC.rglob("*.py")):
+        relative = path.relative_to(SRC)
+        for target in _private_targets(path.read_text(), _module_name(relative)):
+            found.add(f"{relative.as_posix()}: {target}")
+    assert sorted(found - set(PENDING)) == []
+    assert sorted(set(PENDING) - found) == []
+
+
+def test_the_private_import_check_sees_every_form() -> None:
+    source = (
+        "import leanchain.callbacks._weak\n"
+        "from leanchain.runnables.concurrency import _limiter, get_executor\n"
+        "from leanchain.callbacks import _event_stream, base\n"
+        "from ..messages._encodable import content_text\n"
+        "from ._own import helper\n"
+        "from leanchain.tools._base import BaseTool\n"
+        "from leanchain.tools import BaseTool as Tool\n"
+        "if TYPE_CHECKING:\n"
+        "    from leanchain.language_models._stop import StopScanner\n"
+    )
+    assert _private_targets(source, "leanchain.tools._example") == [
+        "leanchain.callbacks._weak",
+        "leanchain.runnables.concurrency._limiter",
+        "leanchain.callbacks._event_stream",
+        "leanchain.messages._encodable",
+        "leanchain.language_models._stop",
+    ]

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from leanchain.callbacks._weak import WeakMemo
+from leanchain.callbacks.weak import WeakMemo
 
 if typing.TYPE_CHECKING:
     from pydantic import TypeAdapter

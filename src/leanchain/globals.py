@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-from leanchain.callbacks._defaults import add_default_handler, remove_default_handler
+from leanchain.callbacks import add_default_handler, remove_default_handler
 from leanchain.callbacks.console import ConsoleCallbackHandler
 
 __all__ = ["get_debug", "get_verbose", "set_debug", "set_verbose"]

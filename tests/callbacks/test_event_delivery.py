@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from leanchain.callbacks import StreamEvent, _event_sync
-from leanchain.callbacks._weak import WeakMemo
+from leanchain.callbacks.weak import WeakMemo
 from leanchain.language_models import FakeListChatModel
 from leanchain.runnables import Runnable, RunnableGenerator, RunnableLambda
 from leanchain.tools import tool

@@ -7,6 +7,7 @@ import json
 import os
 import threading
 import time
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +15,7 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
-import leanchain.testing
+import leanchain.testing.cassettes  # with its other public module, transcript
 from leanchain.testing import (
     REDACTED,
     BrokenStream,
@@ -64,8 +65,10 @@ def post(
 
 
 def test_exports_match_all() -> None:
-    public = {name for name in vars(leanchain.testing) if not name.startswith("_")}
-    assert sorted(leanchain.testing.__all__) == sorted(public - {"annotations"})
+    names = {name: value for name, value in vars(leanchain.testing).items() if name[0] != "_"}
+    modules = {name for name, value in names.items() if isinstance(value, types.ModuleType)}
+    assert modules == {"cassettes", "transcript"}
+    assert sorted(leanchain.testing.__all__) == sorted(set(names) - modules - {"annotations"})
 
 
 def test_base_urls() -> None:

@@ -24,8 +24,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from leanchain.runnables._executor import Limiter, cancelled_here, get_executor
-from leanchain.runnables._executor import _limiter as _tree_limiter
+from leanchain.runnables.concurrency import Limiter, cancelled_here, current_limiter, get_executor
 
 __all__ = ["arun_calls", "run_calls"]
 
@@ -117,7 +116,7 @@ def run_calls(
     if deadline is None and width <= 1:
         return [call() for call in calls]
     state = _Calls(calls)
-    helpers = _permits(_tree_limiter.get(), width - 1)
+    helpers = _permits(current_limiter(), width - 1)
     if deadline is None:
         pool = get_executor()
         for release in helpers:
@@ -175,7 +174,7 @@ async def arun_calls(calls: Sequence[Callable[[], Awaitable[T]]], limit: int | N
             if release is not None:
                 release()
 
-    helpers = _permits(_tree_limiter.get(), width - 1)
+    helpers = _permits(current_limiter(), width - 1)
     workers = [asyncio.ensure_future(helper(release)) for release in [None, *helpers]]
     try:
         await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)

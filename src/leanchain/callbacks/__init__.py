@@ -20,11 +20,11 @@ _EXPORTS: dict[str, str] = {
     "RunManager": "leanchain.callbacks.manager",
     "StdOutCallbackHandler": "leanchain.callbacks._stdout",
     "StreamEvent": "leanchain.callbacks._event_types",
-    "add_default_handler": "leanchain.callbacks._defaults",
+    "add_default_handler": "leanchain.callbacks.defaults",
     "adispatch_custom_event": "leanchain.callbacks._custom",
-    "default_handlers": "leanchain.callbacks._defaults",
+    "default_handlers": "leanchain.callbacks.defaults",
     "dispatch_custom_event": "leanchain.callbacks._custom",
-    "remove_default_handler": "leanchain.callbacks._defaults",
+    "remove_default_handler": "leanchain.callbacks.defaults",
 }
 
 __all__ = [
@@ -60,13 +60,13 @@ def __dir__() -> list[str]:
 
 if _typing.TYPE_CHECKING:
     from leanchain.callbacks._custom import adispatch_custom_event, dispatch_custom_event
-    from leanchain.callbacks._defaults import (
-        add_default_handler,
-        default_handlers,
-        remove_default_handler,
-    )
     from leanchain.callbacks._event_types import EventData, StreamEvent
     from leanchain.callbacks._stdout import StdOutCallbackHandler
     from leanchain.callbacks.base import AsyncCallbackHandler, BaseCallbackHandler
     from leanchain.callbacks.console import ConsoleCallbackHandler
+    from leanchain.callbacks.defaults import (
+        add_default_handler,
+        default_handlers,
+        remove_default_handler,
+    )
     from leanchain.callbacks.manager import CallbackManager, Callbacks, RunManager

@@ -21,8 +21,8 @@ from types import FunctionType
 from typing import Any, TypeAlias
 from uuid import UUID
 
-from leanchain.callbacks._weak import WeakMemo
 from leanchain.callbacks.base import BaseCallbackHandler
+from leanchain.callbacks.weak import WeakMemo
 
 __all__ = [
     "EVENTS",

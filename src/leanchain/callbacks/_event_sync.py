@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, cast
 from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
 from leanchain.callbacks._events import EventCollector
 from leanchain.callbacks._producers import start_producer
-from leanchain.callbacks._weak import WeakMemo
 from leanchain.callbacks.manager import merge_callbacks
+from leanchain.callbacks.weak import WeakMemo
 
 if TYPE_CHECKING:
     from leanchain.runnables.base import Runnable

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from leanchain.messages import AIMessage, BaseMessage, HumanMessage, get_buffer_string
-from leanchain.runnables._executor import run_in_executor
+from leanchain.runnables.concurrency import run_in_executor
 
 __all__ = ["BaseChatMessageHistory", "InMemoryChatMessageHistory"]
 

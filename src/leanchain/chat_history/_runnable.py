@@ -16,10 +16,14 @@ from leanchain.messages import (
     HumanMessage,
     message_chunk_to_message,
 )
-from leanchain.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
-from leanchain.runnables._chunks import add, afold, fold
-from leanchain.runnables._coerce import coerce_to_runnable
+from leanchain.runnables import (
+    ConfigurableFieldSpec,
+    Runnable,
+    RunnableConfig,
+    coerce_to_runnable,
+)
 from leanchain.runnables.config import ensure_config
+from leanchain.runnables.utils import add, afold, fold
 
 __all__ = ["GetSessionHistory", "RunnableWithMessageHistory"]
 

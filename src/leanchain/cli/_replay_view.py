@@ -14,9 +14,8 @@ from typing import Any, Final
 from leanchain.cli._errors import CliError
 from leanchain.messages import BaseMessage, ToolMessage
 from leanchain.testing import CassetteEntry, CassetteFormatError
-from leanchain.testing._cassette import load_entries
-from leanchain.testing._cassette_format import message_from_data
-from leanchain.testing._transcript import (
+from leanchain.testing.cassettes import load_entries, message_from_data
+from leanchain.testing.transcript import (
     header,
     message_lines,
     prompt_lines,

@@ -15,8 +15,8 @@ from collections import OrderedDict
 from typing import Any
 
 from leanchain.distributed._errors import capture
-from leanchain.runnables._executor import run_all
 from leanchain.runnables.base import Runnable
+from leanchain.runnables.concurrency import run_all
 from leanchain.runnables.config import RunnableConfig
 
 __all__ = ["CACHE_SIZE", "Payload", "run_items"]

@@ -28,8 +28,8 @@ from leanchain.messages import (
     convert_to_messages,
 )
 from leanchain.prompts import PromptValue
-from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
+from leanchain.runnables.concurrency import run_in_executor
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 
 from ._from_stream import agenerate_from_stream, astream_in_thread, generate_from_stream

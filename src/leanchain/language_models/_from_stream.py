@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager
 from leanchain.messages import BaseMessage
-from leanchain.runnables._executor import get_executor
+from leanchain.runnables.concurrency import get_executor
 
 from ._results import ChatGenerationChunk, ChatResult
 from ._stop import acut_stream, cut_stream

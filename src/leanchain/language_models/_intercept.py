@@ -41,7 +41,7 @@ from collections.abc import (
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from leanchain.callbacks._weak import WeakMemo
+from leanchain.callbacks.weak import WeakMemo
 from leanchain.messages import AIMessage, AIMessageChunk, BaseMessage
 
 if TYPE_CHECKING:

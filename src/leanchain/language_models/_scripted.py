@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 from leanchain.callbacks.manager import RunManager
 from leanchain.errors import ScriptExhaustedError
 from leanchain.messages import AIMessage, BaseMessage, ToolCall, UsageMetadata, tool_call
-from leanchain.runnables._executor import run_in_executor
+from leanchain.runnables.concurrency import run_in_executor
 
 from ._base import BaseChatModel, LanguageModelInput, ToolChoice
 from ._chunking import Chunking, splitter, stream_chunks

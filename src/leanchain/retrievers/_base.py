@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 from leanchain._fields import fields_repr, init_fields
 from leanchain.callbacks.manager import RunManager, silent_run
 from leanchain.documents import Document
-from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
+from leanchain.runnables.concurrency import run_in_executor
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 
 __all__ = ["BaseRetriever"]

@@ -1,6 +1,6 @@
 """A batch as tasks: one closure per input, each invoking the runnable with its own config.
 
-`Runnable.batch` and friends hand these to the executor (`_executor.run_all` and its kin),
+`Runnable.batch` and friends hand these to the executor (`concurrency.run_all` and its kin),
 which bounds them by the batch's ``max_concurrency``.
 """
 

@@ -7,9 +7,9 @@ from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from leanchain.callbacks._weak import WeakMemo
-from leanchain.runnables._executor import arun_all, run_all
+from leanchain.callbacks.weak import WeakMemo
 from leanchain.runnables.base import Input, Output, Runnable
+from leanchain.runnables.concurrency import arun_all, run_all
 from leanchain.runnables.config import RunnableConfig, ensure_config, get_config_list
 
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from leanchain.runnables._chunks import afold, fold
-from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables._plain_runs import recurse
 from leanchain.runnables.base import Runnable
+from leanchain.runnables.concurrency import run_in_executor
 from leanchain.runnables.config import RunnableConfig, _current
 
 if TYPE_CHECKING:

@@ -26,13 +26,6 @@ from leanchain.runnables._batching import abatch_tasks, batch_tasks
 from leanchain.runnables._chunks import afold, fold
 from leanchain.runnables._coerce import RunnableLike, _TakesConfig, coerce_to_runnable
 from leanchain.runnables._event_module import event_stream
-from leanchain.runnables._executor import (
-    arun_all,
-    arun_as_completed,
-    run_all,
-    run_as_completed,
-    run_in_executor,
-)
 from leanchain.runnables._signature import generic_arg
 from leanchain.runnables._traced import (
     acall_with_config,
@@ -42,12 +35,19 @@ from leanchain.runnables._traced import (
     transform_child,
     transform_with_config,
 )
+from leanchain.runnables.concurrency import (
+    arun_all,
+    arun_as_completed,
+    run_all,
+    run_as_completed,
+    run_in_executor,
+)
 from leanchain.runnables.config import RunnableConfig, ensure_config
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from leanchain.callbacks._event_types import StreamEvent
+    from leanchain.callbacks import StreamEvent
     from leanchain.runnables._configurable_specs import ConfigurableFieldSpec
     from leanchain.runnables.binding import RunnableBinding
     from leanchain.runnables.each import RunnableEach

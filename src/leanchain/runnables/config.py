@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 from uuid import UUID
 
-from leanchain.callbacks._defaults import DEFAULT_HANDLERS, with_default_handlers
+from leanchain.callbacks.defaults import DEFAULT_HANDLERS, with_default_handlers
 
 if TYPE_CHECKING:
     from leanchain.callbacks.manager import Callbacks
@@ -29,6 +29,7 @@ __all__ = [
     "get_config_list",
     "merge_configs",
     "patch_config",
+    "reset_config_context",
     "set_config_context",
 ]
 
@@ -68,12 +69,12 @@ def get_config() -> RunnableConfig:
     return _current.get() or _EMPTY
 
 
-def set_config_context(config: RunnableConfig) -> Any:
+def set_config_context(config: RunnableConfig) -> Token[RunnableConfig | None]:
     """Publish `config` to code called from here; returns the token for `reset_config_context`."""
     return _current.set(config)
 
 
-def reset_config_context(token: Any) -> None:
+def reset_config_context(token: Token[RunnableConfig | None]) -> None:
     """Undo `set_config_context`."""
     _current.reset(token)
 

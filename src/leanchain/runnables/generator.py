@@ -9,8 +9,8 @@ from typing import Any, TypeVar, overload
 
 from leanchain.callbacks.manager import RunManager
 from leanchain.runnables._chunks import aclose, afold, fold
-from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Input, Output, Runnable
+from leanchain.runnables.concurrency import run_in_executor
 from leanchain.runnables.config import RunnableConfig, _current
 from leanchain.runnables.utils import accepts_config
 

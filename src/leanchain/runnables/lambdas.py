@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 from typing_extensions import TypeVar
 
-from leanchain.callbacks._defaults import DEFAULT_HANDLERS
+from leanchain.callbacks.defaults import DEFAULT_HANDLERS
 from leanchain.callbacks.manager import RunManager, begin_run, silent_run
 from leanchain.runnables._chunks import aclose
 from leanchain.runnables._coerce import _TakesConfig, _TakesRunManager

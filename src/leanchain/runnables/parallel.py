@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from leanchain.callbacks.manager import RunManager
 from leanchain.runnables._chunks import aclose
 from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
-from leanchain.runnables._executor import arun_all, cancelled_here, run_all
 from leanchain.runnables.base import Input, Runnable, coerce_to_runnable
+from leanchain.runnables.concurrency import arun_all, cancelled_here, run_all
 from leanchain.runnables.config import RunnableConfig, strip_run_keys
 from leanchain.runnables.utils import AddableDict
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from leanchain.callbacks.manager import RunManager
 from leanchain.runnables._chunks import add
-from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
+from leanchain.runnables.concurrency import run_in_executor
 from leanchain.runnables.config import RunnableConfig
 from leanchain.runnables.parallel import RunnableParallel
 from leanchain.runnables.utils import AddableDict, accepts_config

@@ -1,4 +1,5 @@
-"""Small helpers shared by the runnables: `AddableDict` and signature inspection."""
+"""Small helpers shared by the runnables and the packages above: `AddableDict`, adding
+chunks (`add`, `fold`, `afold`) and signature inspection."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
-from leanchain.callbacks._weak import WeakMemo
+from leanchain.callbacks.weak import WeakMemo
+from leanchain.runnables._chunks import add, afold, fold
 
-__all__ = ["AddableDict", "accepts_config", "accepts_kwarg"]
+__all__ = ["AddableDict", "accepts_config", "accepts_kwarg", "add", "afold", "fold"]
 
 
 class AddableDict(dict[str, Any]):

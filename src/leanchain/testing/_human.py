@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from leanchain.callbacks.manager import RunManager
 from leanchain.language_models import BaseChatModel, ChatGeneration, ChatResult
 from leanchain.messages import AIMessage, BaseMessage, ToolCall, tool_call
-from leanchain.testing._transcript import prompt_lines
+from leanchain.testing.transcript import prompt_lines
 
 if TYPE_CHECKING:
     from leanchain.language_models import LanguageModelInput, ToolChoice

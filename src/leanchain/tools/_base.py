@@ -15,9 +15,9 @@ from pydantic import BaseModel
 from leanchain._fields import init_fields
 from leanchain.callbacks.manager import Callbacks, RunManager
 from leanchain.messages import ToolCall
-from leanchain.runnables._executor import run_in_executor
 from leanchain.runnables.base import Runnable
-from leanchain.runnables.config import RunnableConfig, _current
+from leanchain.runnables.concurrency import run_in_executor
+from leanchain.runnables.config import RunnableConfig, reset_config_context, set_config_context
 from leanchain.tools._injected import Injections, find_injections
 from leanchain.tools._output import ErrorHandler, check_handler
 from leanchain.tools._runs import aexecute, call_config, execute
@@ -325,21 +325,21 @@ class BaseTool(Runnable[ToolInput, Any]):
         """Parse `tool_input` and run the tool on it with `config` published."""
         args, kwargs = self._to_args_and_kwargs(tool_input)
         kwargs = self._inject(self._method_info(False), kwargs, config, run)
-        token = _current.set(config)
+        token = set_config_context(config)
         try:
             return self._run(*args, **kwargs)
         finally:
-            _current.reset(token)
+            reset_config_context(token)
 
     async def _acall(self, tool_input: Any, config: RunnableConfig, run: RunManager | None) -> Any:
         """Async `_call`."""
         args, kwargs = self._to_args_and_kwargs(tool_input)
         kwargs = self._inject(self._method_info(True), kwargs, config, run)
-        token = _current.set(config)
+        token = set_config_context(config)
         try:
             return await self._arun(*args, **kwargs)
         finally:
-            _current.reset(token)
+            reset_config_context(token)
 
     # -- one run, written once (`_runs`) ----------------------------------------------------
 

@@ -6,8 +6,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from leanchain.callbacks.manager import RunManager
-from leanchain.runnables._executor import run_in_executor
-from leanchain.runnables.config import RunnableConfig, _current
+from leanchain.runnables.concurrency import run_in_executor
+from leanchain.runnables.config import RunnableConfig, reset_config_context, set_config_context
 from leanchain.tools._base import BaseTool
 from leanchain.tools._schema import FunctionInfo, inspect_function
 
@@ -49,11 +49,11 @@ class FunctionTool(BaseTool):
         args, kwargs = self._to_args_and_kwargs(tool_input)
         if self._func_info is not None:
             kwargs = self._inject(self._func_info, kwargs, config, run)
-        token = _current.set(config)
+        token = set_config_context(config)
         try:
             return func(*args, **kwargs)
         finally:
-            _current.reset(token)
+            reset_config_context(token)
 
     async def _acall(self, tool_input: Any, config: RunnableConfig, run: RunManager | None) -> Any:
         coroutine = self.coroutine
@@ -62,8 +62,8 @@ class FunctionTool(BaseTool):
         args, kwargs = self._to_args_and_kwargs(tool_input)
         if self._coro_info is not None:
             kwargs = self._inject(self._coro_info, kwargs, config, run)
-        token = _current.set(config)
+        token = set_config_context(config)
         try:
             return await coroutine(*args, **kwargs)
         finally:
-            _current.reset(token)
+            reset_config_context(token)

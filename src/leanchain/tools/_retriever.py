@@ -7,8 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from leanchain.documents import Document
-from leanchain.prompts import BasePromptTemplate, PromptTemplate
-from leanchain.prompts._document import format_document
+from leanchain.prompts import BasePromptTemplate, PromptTemplate, format_document
 from leanchain.retrievers import BaseRetriever
 from leanchain.runnables.config import RunnableConfig
 from leanchain.tools._base import ResponseFormat

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from leanchain.callbacks._defaults import (
+from leanchain.callbacks import (
     add_default_handler,
     default_handlers,
     remove_default_handler,

@@ -1,5 +1,9 @@
 """Running several pieces of work at once, bounded for a whole call tree, without deadlock.
 
+This is the core's public home for concurrency: the packages above it (tools, models, the
+agent loop, chat histories, the Ray runner) use the shared pool, the tree-wide limiter and
+`run_in_executor` from here.
+
 Sync work uses one shared, lazily created thread pool. The calling thread always runs work
 itself; pool threads are only *helpers* that pull from the same queue. A caller therefore
 never waits for work that has not started, which is why nesting cannot deadlock however full
@@ -30,6 +34,7 @@ __all__ = [
     "arun_all",
     "arun_as_completed",
     "cancelled_here",
+    "current_limiter",
     "get_executor",
     "run_all",
     "run_as_completed",
@@ -59,6 +64,11 @@ def get_executor() -> ThreadPoolExecutor:
             if _pool is None:
                 _pool = ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="leanchain")
     return _pool
+
+
+def current_limiter() -> Limiter | None:
+    """The limiter of the call tree running now (``None`` when no ``max_concurrency`` bounds it)."""
+    return _limiter.get()
 
 
 class Limiter:

@@ -1,0 +1,23 @@
+"""What a provider's chat model builds on, beyond `BaseChatModel` (`leanchain.providers` uses it).
+
+Cutting a streamed reply at the client-side stop sequences (`StopScanner`, and the metadata of a
+reply cut there, `stopped_metadata`), and the structured-output runnables a provider returns
+from ``with_structured_output`` (`check_method`, `tool_call_output`, `json_reply_output`).
+"""
+
+from __future__ import annotations
+
+from leanchain.language_models._stop import StopScanner, stopped_metadata
+from leanchain.language_models._structured import (
+    check_method,
+    json_reply_output,
+    tool_call_output,
+)
+
+__all__ = [
+    "StopScanner",
+    "check_method",
+    "json_reply_output",
+    "stopped_metadata",
+    "tool_call_output",
+]

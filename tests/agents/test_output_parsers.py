@@ -644,4 +644,4 @@ def test_a_streamed_json_blob_is_read_once_whole() -> None:
         list(json_parser.transform(iter(chunks[:2])))
     assert str(info.value) == f"Could not parse LLM output: {''.join(pieces[:2])}"
     with pytest.raises(OutputParserException):
-        json_parser.parse_result([AIMessageChunk(content="".join(pieces[:2]))], partial=True)
+        json_parser.parse_result([AIMessageChunk(content="".join(pieces[:2]))], partial=True)  # type: ignore[list-item]

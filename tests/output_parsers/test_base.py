@@ -91,8 +91,8 @@ def test_invoke_rejects_other_inputs() -> None:
 
 def test_parse_result_reads_the_first_output_of_any_shape() -> None:
     parser = Upper()
-    assert parser.parse_result(["abc", "ignored"]) == "ABC"
-    assert parser.parse_result([HumanMessage("abc")]) == "ABC"
+    assert parser.parse_result(["abc", "ignored"]) == "ABC"  # type: ignore[list-item]
+    assert parser.parse_result([HumanMessage("abc")]) == "ABC"  # type: ignore[list-item]
     assert parser.parse_result([ChatGeneration(message=AIMessage("abc"))]) == "ABC"
 
 
@@ -128,7 +128,7 @@ async def test_async_twins() -> None:
     assert await parser.ainvoke("abc") == "ABC"
     assert await parser.ainvoke(AIMessage("abc")) == "ABC"
     assert await parser.aparse("abc") == "ABC"
-    assert await parser.aparse_result(["abc"]) == "ABC"
+    assert await parser.aparse_result(["abc"]) == "ABC"  # type: ignore[list-item]
     with pytest.raises(OutputParserException):
         await parser.ainvoke("refuse")
 

@@ -106,8 +106,8 @@ def test_json_parser_rejects_deep_nesting_as_a_parser_error() -> None:
 
 def test_json_parser_partial_parse_result() -> None:
     parser = JsonOutputParser()
-    assert parser.parse_result(['{"a": "he'], partial=True) == {"a": "he"}
-    assert parser.parse_result(["nothing"], partial=True) is None
+    assert parser.parse_result(['{"a": "he'], partial=True) == {"a": "he"}  # type: ignore[list-item]
+    assert parser.parse_result(["nothing"], partial=True) is None  # type: ignore[list-item]
 
 
 def test_json_parser_streams_growing_objects() -> None:

@@ -207,7 +207,7 @@ def test_a_chunk_invoked_is_read_as_a_finished_reply() -> None:
     with pytest.raises(OutputParserException) as caught:
         JsonOutputToolsParser().invoke(chunk)
     assert str(caught.value) == CUT_ERROR
-    assert JsonOutputToolsParser().parse_result([chunk], partial=True) == [
+    assert JsonOutputToolsParser().parse_result([chunk], partial=True) == [  # type: ignore[list-item]
         {"args": {"query": "te"}, "type": "Search"}
     ]
 

@@ -109,7 +109,7 @@ TEXT_PARSERS: dict[str, Callable[[str], Any]] = {
     "xml raw": XMLAgentOutputParser(escape_format=None).parse,
     "json agent": JSONAgentOutputParser().parse,
     "json output": JsonOutputParser().parse,
-    "json output partial": lambda text: JsonOutputParser().parse_result([text], partial=True),
+    "json output partial": lambda text: JsonOutputParser().parse_result([text], partial=True),  # type: ignore[list-item]
     "partial json": parse_partial_json,
     "json markdown": parse_json_markdown,
 }
@@ -165,7 +165,7 @@ def test_tool_call_arguments_with_a_huge_integer_are_an_invalid_call() -> None:
             ("f", args, "c1")
         ]
         with pytest.raises(OutputParserException):
-            ToolsAgentOutputParser().parse_result([message])
+            ToolsAgentOutputParser().parse_result([message])  # type: ignore[list-item]
 
 
 DEEP = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
@@ -186,7 +186,7 @@ def test_deeply_nested_tool_arguments_are_an_invalid_call_everywhere() -> None:
         ]
     for message in (built, streamed, slipped):
         with pytest.raises(OutputParserException, match="Could not parse tool input"):
-            ToolsAgentOutputParser().parse_result([message])
+            ToolsAgentOutputParser().parse_result([message])  # type: ignore[list-item]
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -211,10 +211,10 @@ def _streamed_arguments(arguments: str) -> AIMessageChunk:
 
 MESSAGES: dict[str, Callable[[], Any]] = {
     "a megabyte of text content": lambda: ToolsAgentOutputParser().parse_result(
-        [AIMessage(mb("Final Answer: <tool>"))]
+        [AIMessage(mb("Final Answer: <tool>"))]  # type: ignore[list-item]
     ),
     "invalid arguments": lambda: ToolsAgentOutputParser().parse_result(
-        [AIMessage("", invalid_tool_calls=[{"name": "f", "args": mb("{"), "id": "c1"}])]
+        [AIMessage("", invalid_tool_calls=[{"name": "f", "args": mb("{"), "id": "c1"}])]  # type: ignore[list-item]
     ),
     "raw provider arguments": lambda: AIMessage(
         "",

@@ -14,13 +14,13 @@ output parsers: this module is imported when a structured-output runnable is bui
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from leanchain.messages import AIMessage, AIMessageChunk, message_chunk_to_message
 from leanchain.output_parsers import JsonOutputKeyToolsParser, generation_message
+from leanchain.outputs import Generation
 
 if TYPE_CHECKING:
     from ._structured import ToolCallOutputParser
@@ -59,7 +59,7 @@ class StructuredToolCallParser(JsonOutputKeyToolsParser):
         """Whether partial arguments are yielded as validated instances."""
         self.name = reply.name
 
-    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> Any:
+    def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         """The tool's arguments so far (`partial`, unfinished reply), else the parsed value.
 
         Raises:

@@ -1,19 +1,28 @@
 """The output-parser bases: parse, parse each streamed chunk, or parse the growing whole.
 
 A parser is a runnable over a model's output — a string or a message (its text is used) — with
-run type ``"parser"``. `parse_result` receives the model's outputs as a list whose first item
-is parsed: each item is a string, a message, or a generation (anything with a ``message``),
-so that parsers that need more than text (tool calls) can read the message itself.
+run type ``"parser"``. `parse_result` receives the model's outputs as a list of generations
+whose first item is parsed, as in LangChain: a `ChatGeneration` for a message (a
+`ChatGenerationChunk` for a streamed message's chunks so far), a `Generation` for a string (a
+`GenerationChunk` likewise), so that parsers that need more than text (tool calls) can read
+the message itself. The helpers `generation_text`/`generation_message` also read a bare string
+or message, as a caller may pass them.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 
 from leanchain._fields import fields_repr, init_fields
-from leanchain.messages import BaseMessage, BaseMessageChunk
+from leanchain.messages import AIMessageChunk, BaseMessage, BaseMessageChunk
+from leanchain.outputs import (
+    ChatGeneration,
+    ChatGenerationChunk,
+    Generation,
+    GenerationChunk,
+)
 from leanchain.runnables import Runnable, RunnableConfig
 
 if TYPE_CHECKING:
@@ -59,6 +68,23 @@ def generation_text(generation: Any) -> str:
     raise TypeError(f"Expected a str, a message or a generation, got {type(generation)}")
 
 
+def as_generation(output: Any, *, chunk: bool = False) -> Generation:
+    """A model output as the generation `parse_result` receives (generations pass unchanged).
+
+    Args:
+        output: a string, a message, or a generation.
+        chunk: the output is a stream's chunks so far: a string becomes a `GenerationChunk`,
+            an `AIMessageChunk` a `ChatGenerationChunk`.
+    """
+    if isinstance(output, Generation):
+        return output
+    if isinstance(output, str):
+        return GenerationChunk(text=output) if chunk else Generation(text=output)
+    if chunk and isinstance(output, AIMessageChunk):
+        return ChatGenerationChunk(message=output)
+    return ChatGeneration(message=output)
+
+
 def _check_input(parser: Runnable[Any, Any], input: Any) -> LanguageModelOutput:
     if isinstance(input, (str, BaseMessage)):
         return input
@@ -86,17 +112,18 @@ class BaseOutputParser(Runnable[LanguageModelOutput, T]):
             OutputParserException: `text` is not what this parser reads.
         """
 
-    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> T:
+    def parse_result(self, result: list[Generation], *, partial: bool = False) -> T:
         """The value in the first model output of `result`.
 
         Args:
-            result: model outputs (strings, messages or generations); the first is parsed.
+            result: model outputs as generations (a `ChatGeneration` holds the message); the
+                first is parsed.
             partial: the output may be unfinished (streaming); cumulative parsers then return
                 what they can, or ``None`` when nothing parses yet.
         """
         return self.parse(generation_text(result[0]))
 
-    async def aparse_result(self, result: Sequence[Any], *, partial: bool = False) -> T:
+    async def aparse_result(self, result: list[Generation], *, partial: bool = False) -> T:
         """Async `parse_result`; parsing is CPU work on text in memory, so it runs inline."""
         return self.parse_result(result, partial=partial)
 
@@ -115,10 +142,19 @@ class BaseOutputParser(Runnable[LanguageModelOutput, T]):
     # -- running ----------------------------------------------------------------------------
 
     def _invoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> T:
-        return self.parse_result([_check_input(self, input)])
+        return self._parse_one(_check_input(self, input))
 
     async def _ainvoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> T:
-        return await self.aparse_result([_check_input(self, input)])
+        output = _check_input(self, input)
+        if type(self).aparse_result is BaseOutputParser.aparse_result:
+            return self._parse_one(output)
+        return await self.aparse_result([as_generation(output)])
+
+    def _parse_one(self, output: LanguageModelOutput) -> T:
+        """`parse_result` of one output; the default one is `parse` of its text, called so."""
+        if type(self).parse_result is BaseOutputParser.parse_result:
+            return self.parse(generation_text(output))
+        return self.parse_result([as_generation(output)])
 
     def invoke(
         self, input: LanguageModelOutput, config: RunnableConfig | None = None, **kwargs: Any
@@ -164,11 +200,16 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
 
     def _transform(self, input: Iterator[Any]) -> Iterator[T]:
         for chunk in input:
-            yield self.parse_result([_check_input(self, chunk)])
+            yield self._parse_one(_check_input(self, chunk))
 
     async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[T]:
+        inline = type(self).aparse_result is BaseOutputParser.aparse_result
         async for chunk in input:
-            yield await self.aparse_result([_check_input(self, chunk)])
+            checked = _check_input(self, chunk)
+            if inline:
+                yield self._parse_one(checked)
+            else:
+                yield await self.aparse_result([as_generation(checked)])
 
     def transform(
         self,
@@ -243,7 +284,7 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
         the last chunk stopped returns a function that keeps that state for the stream, so
         that a stream costs its length, not its length times its number of chunks.
         """
-        return lambda total: self.parse_result([total], partial=True)
+        return lambda total: self.parse_result([as_generation(total, chunk=True)], partial=True)
 
     def _transform(self, input: Iterator[Any]) -> Iterator[T]:
         read = self._stream_reader()
@@ -275,7 +316,7 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
             if read is not None:
                 parsed = read(total)
             else:
-                parsed = await self.aparse_result([total], partial=True)
+                parsed = await self.aparse_result([as_generation(total, chunk=True)], partial=True)
             if parsed is not None and parsed != last:
                 last = parsed
                 yield parsed
@@ -288,7 +329,7 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
         """What to yield once the input ends, so the stream ends where `invoke` would."""
         if parsed is None:
             # The whole output does not parse partially: parse it for real (and raise).
-            final = self.parse_result([total])
+            final = self.parse_result([as_generation(total, chunk=True)])
             return final if final is not None and final != last else _NOTHING
         if parsed is not last and repr(parsed) != repr(last):
             # Equal but not the same: ``1`` streamed before the text grew to ``1.0``.

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from leanchain._partial_json import parse_json_markdown
 from leanchain.errors import OutputParserException
 from leanchain.output_parsers._base import BaseCumulativeTransformOutputParser, generation_text
 from leanchain.output_parsers._json_stream import NO_VALUE, json_reply_reader
+from leanchain.outputs import Generation
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -74,7 +75,7 @@ class JsonOutputParser(BaseCumulativeTransformOutputParser[Any]):
         self.pydantic_object = pydantic_object
         """The model that describes the expected JSON, if any."""
 
-    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> Any:
+    def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         """The JSON value in the first output (``None`` when `partial` and none yet).
 
         Raises:

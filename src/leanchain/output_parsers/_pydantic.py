@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -12,6 +12,7 @@ from leanchain.errors import OutputParserException
 from leanchain.output_parsers._base import BaseCumulativeTransformOutputParser, generation_text
 from leanchain.output_parsers._json import json_format_instructions, parse_json_output
 from leanchain.output_parsers._json_stream import NO_VALUE, json_reply_reader
+from leanchain.outputs import Generation
 
 __all__ = ["PydanticOutputParser"]
 
@@ -53,7 +54,7 @@ class PydanticOutputParser(BaseCumulativeTransformOutputParser[M], Generic[M]):
                 llm_output=json_string,
             ) from exc
 
-    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> Any:
+    def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         """An instance from the first output's JSON (``None`` when `partial` and invalid yet).
 
         Raises:

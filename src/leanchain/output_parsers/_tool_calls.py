@@ -30,13 +30,17 @@ from leanchain.messages import (
 from leanchain.output_parsers._base import (
     _NOTHING,
     BaseCumulativeTransformOutputParser,
+    as_generation,
     generation_message,
 )
+from leanchain.outputs import ChatGeneration, Generation
 
 __all__ = ["JsonOutputKeyToolsParser", "JsonOutputToolsParser", "PydanticToolsParser"]
 
 
 def _not_a_message(parser: JsonOutputToolsParser, output: Any) -> OutputParserException:
+    if isinstance(output, Generation) and not isinstance(output, ChatGeneration):
+        output = output.text  # what a text output is given to parse_result as
     text = output if isinstance(output, str) else None
     return OutputParserException(
         f"{parser.get_name()} reads the tool calls of a chat model's message (an AIMessage), "
@@ -133,7 +137,7 @@ class JsonOutputToolsParser(BaseCumulativeTransformOutputParser[Any]):
             return {"args": call["args"], "id": call["id"], "type": call["name"]}
         return {"args": call["args"], "type": call["name"]}
 
-    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> Any:
+    def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         """The calls in the first output: a list of dicts, or the first one (or ``None``).
 
         Args:
@@ -162,7 +166,7 @@ class JsonOutputToolsParser(BaseCumulativeTransformOutputParser[Any]):
         """The finished reply's value (or its error), when it is not the last one yielded."""
         if isinstance(total, BaseMessage) and _finished(total):
             return _NOTHING  # the last chunk was read as a finished reply already
-        final = self.parse_result([total])
+        final = self.parse_result([as_generation(total, chunk=True)])
         return _NOTHING if final is None or final == last else final
 
     def _settings(self) -> list[str]:
@@ -209,7 +213,7 @@ class JsonOutputKeyToolsParser(JsonOutputToolsParser):
         self.key_name = key_name
         """The tool whose calls are returned."""
 
-    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> Any:
+    def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         """The arguments (or dicts) of the tool's calls in the first output, or the first one.
 
         Raises:
@@ -274,7 +278,7 @@ class PydanticToolsParser(JsonOutputToolsParser):
         """The pydantic models, in the order given."""
         self._models = {_tool_name(tool): tool for tool in self.tools}
 
-    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> Any:
+    def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         """Instances for the calls in the first output, or for the first one (or ``None``).
 
         While `partial`, calls of unknown tools and arguments that do not validate (yet) are

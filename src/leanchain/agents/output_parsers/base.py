@@ -9,12 +9,12 @@ then refuses to act on it (`cut_off_error`); a final answer is still returned as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Final
 
 from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import OutputParserException
 from leanchain.output_parsers import BaseOutputParser, generation_message, generation_text
+from leanchain.outputs import Generation
 
 __all__ = [
     "CUT_OFF_OBSERVATION",
@@ -67,7 +67,7 @@ class AgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
     __slots__ = ()
 
     def parse_result(
-        self, result: Sequence[Any], *, partial: bool = False
+        self, result: list[Generation], *, partial: bool = False
     ) -> AgentAction | AgentFinish:
         """The decision in the first model output of `result`.
 

@@ -7,7 +7,6 @@ today's OpenAI-compatible servers send) is read too: its first call is the actio
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from leanchain.agents.output_parsers.base import AgentOutputParser, cut_off_error, was_cut_off
@@ -15,6 +14,7 @@ from leanchain.agents.schema import AgentAction, AgentActionMessageLog, AgentFin
 from leanchain.errors import OutputParserException
 from leanchain.messages import AIMessage, BaseMessage
 from leanchain.output_parsers import generation_message
+from leanchain.outputs import Generation
 
 __all__ = ["OpenAIFunctionsAgentOutputParser", "parse_function_call"]
 
@@ -88,7 +88,7 @@ class OpenAIFunctionsAgentOutputParser(AgentOutputParser):
         raise ValueError("Can only parse messages")
 
     def parse_result(
-        self, result: Sequence[Any], *, partial: bool = False
+        self, result: list[Generation], *, partial: bool = False
     ) -> AgentAction | AgentFinish:
         """The first output's function call as an action, or a finish.
 

@@ -36,6 +36,7 @@ from leanchain.messages import (
     message_chunk_to_message,
 )
 from leanchain.output_parsers import generation_message
+from leanchain.outputs import Generation
 
 __all__ = [
     "ToolAgentAction",
@@ -188,7 +189,7 @@ class ToolsAgentOutputParser(MultiActionAgentOutputParser):
         raise ValueError("Can only parse messages")
 
     def parse_result(
-        self, result: Sequence[Any], *, partial: bool = False
+        self, result: list[Generation], *, partial: bool = False
     ) -> list[AgentAction] | AgentFinish:
         """The first output's tool calls as actions, or a finish.
 

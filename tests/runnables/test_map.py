@@ -142,12 +142,12 @@ async def test_ainvoke_passes_config_and_async_callbacks() -> None:
     recorder = AsyncRecorder()
     config: RunnableConfig = {"tags": ["t"], "callbacks": [recorder]}
     out = await RunnableLambda(tags_of).map().ainvoke([1], config)
-    assert out == ["1:['t']:None:None"]
+    assert out == ["1:['t']:{}:{}"]
     assert recorder.events == [
         ("start", "RunnableEach<tags_of>"),
         ("start", "tags_of"),
-        ("end", "1:['t']:None:None"),
-        ("end", ["1:['t']:None:None"]),
+        ("end", "1:['t']:{}:{}"),
+        ("end", ["1:['t']:{}:{}"]),
     ]
 
 

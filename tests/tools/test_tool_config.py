@@ -28,7 +28,8 @@ def test_config_parameter_is_injected_and_hidden_from_the_schema() -> None:
 
 
 def test_config_is_never_none() -> None:
-    assert where.invoke({"x": 2}) == {"x": 2, "tags": None, "metadata": None}
+    # As LangChain: tags, metadata and configurable are there even when nobody set them.
+    assert where.invoke({"x": 2}) == {"x": 2, "tags": [], "metadata": {}}
 
 
 def test_config_parameter_found_by_type_under_another_name() -> None:

@@ -13,11 +13,11 @@ import contextvars
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
-from leanchain.runnables._chunks import afold, fold
+from leanchain.runnables._chunks import aclose, afold, fold
 from leanchain.runnables._plain_runs import recurse
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.concurrency import run_in_executor
-from leanchain.runnables.config import RunnableConfig, _current
+from leanchain.runnables.config import RunnableConfig, _current, config_for_user_code
 
 if TYPE_CHECKING:
     from leanchain.runnables.lambdas import RunnableLambda
@@ -32,13 +32,25 @@ def call_func(
 ) -> Any:
     """Call the sync function on `input` (a generator's chunks added up); a returned runnable
     runs on the same input."""
+    output = _call_only(self, input, config, kwargs)
+    if isinstance(output, Runnable):
+        runnable, child = recurse(output, self, input, config)
+        return runnable.invoke(input, child)
+    return output
+
+
+def _call_only(
+    self: RunnableLambda[Any, Any], input: Any, config: RunnableConfig, kwargs: dict[str, Any]
+) -> Any:
+    """The sync function's output on `input` (a generator's chunks added up), a returned
+    runnable not run yet."""
     func = self.func
     if func is None:
         raise TypeError(_SYNC_COROUTINE)
     token = _current.set(config)
     try:
         if self._func_config:
-            output = func(input, config=config, **kwargs)
+            output = func(input, config=config_for_user_code(config), **kwargs)
         elif kwargs:
             output = func(input, **kwargs)
         else:
@@ -47,9 +59,6 @@ def call_func(
             output = fold(output)[1]
     finally:
         _current.reset(token)
-    if isinstance(output, Runnable):
-        runnable, child = recurse(output, self, input, config)
-        return runnable.invoke(input, child)
     return output
 
 
@@ -66,7 +75,7 @@ def stream_func(
         return
     func = cast("Callable[..., Any]", self.func)
     if self._func_config:
-        kwargs = {**kwargs, "config": config}
+        kwargs = {**kwargs, "config": config_for_user_code(config)}
     if self._func_gen:
         if not config:
             # Nothing to publish: the generator runs as it is, at plain-generator speed.
@@ -96,23 +105,32 @@ def stream_func(
 async def acall_func(
     self: RunnableLambda[Any, Any], input: Any, config: RunnableConfig, kwargs: dict[str, Any]
 ) -> Any:
-    """Async `call_func`: await the async function, or run the sync one in a worker thread."""
-    if self.afunc is None:
-        return await run_in_executor(self._call, input, config, kwargs)
-    if self._afunc_config:
-        kwargs = {**kwargs, "config": config}
-    token = _current.set(config)
-    try:
-        if self._afunc_gen:
-            output = (await afold(cast("AsyncIterator[Any]", self.afunc(input, **kwargs))))[1]
-        else:
-            output = await self.afunc(input, **kwargs)
-    finally:
-        _current.reset(token)
+    """Async `call_func`: await the async function, or run the sync one in a worker thread; a
+    returned runnable runs on its async path (``ainvoke``), as LangChain's."""
+    output = await _acall_only(self, input, config, kwargs)
     if isinstance(output, Runnable):
         runnable, child = recurse(output, self, input, config)
         return await runnable.ainvoke(input, child)
     return output
+
+
+async def _acall_only(
+    self: RunnableLambda[Any, Any], input: Any, config: RunnableConfig, kwargs: dict[str, Any]
+) -> Any:
+    """The function's output on `input` (the sync one in a worker thread), a returned
+    runnable not run yet."""
+    afunc = self.afunc
+    if afunc is None:
+        return await run_in_executor(_call_only, self, input, config, kwargs)
+    if self._afunc_config:
+        kwargs = {**kwargs, "config": config_for_user_code(config)}
+    token = _current.set(config)
+    try:
+        if self._afunc_gen:
+            return (await afold(cast("AsyncIterator[Any]", afunc(input, **kwargs))))[1]
+        return await afunc(input, **kwargs)
+    finally:
+        _current.reset(token)
 
 
 async def astream_func(
@@ -127,7 +145,7 @@ async def astream_func(
         return
     if self._afunc_gen and self.afunc is not None:
         if self._afunc_config:
-            kwargs = {**kwargs, "config": config}
+            kwargs = {**kwargs, "config": config_for_user_code(config)}
         token = _current.set(config)
         try:
             async for chunk in self.afunc(input, **kwargs):
@@ -141,4 +159,15 @@ async def astream_func(
         ):
             yield chunk
         return
-    yield await self._acall(input, config, kwargs)
+    output = await _acall_only(self, input, config, kwargs)
+    if not isinstance(output, Runnable):
+        yield output
+        return
+    runnable, child = recurse(output, self, input, config)
+    stream = runnable.astream(input, child)  # its async stream, as LangChain's
+    try:
+        async for chunk in stream:
+            yield chunk
+    except BaseException:
+        await aclose(stream)
+        raise

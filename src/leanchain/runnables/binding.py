@@ -12,7 +12,12 @@ from uuid import UUID
 
 from leanchain.callbacks.base import BaseCallbackHandler
 from leanchain.runnables.base import Input, Output, Runnable
-from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
+from leanchain.runnables.config import (
+    RunnableConfig,
+    config_for_user_code,
+    ensure_config,
+    merge_configs,
+)
 from leanchain.runnables.utils import accepts_config
 
 if TYPE_CHECKING:
@@ -156,6 +161,17 @@ class RunnableBinding(Runnable[Input, Output]):
             merged = merge_configs(merged, factory(merged))
         return merged
 
+    def _batch_configs(
+        self, inputs: Sequence[Any], config: RunnableConfig | Sequence[RunnableConfig] | None
+    ) -> Any:
+        """The config of each input: a factory (`with_listeners`) makes its config per input,
+        so that each input is a run of its own to it, as in LangChain."""
+        if isinstance(config, Sequence):
+            return [self._merge(c) for c in config]
+        if self.config_factories:
+            return [self._merge(config) for _ in inputs]
+        return self._merge(config)
+
     def _kw(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         return {**self.kwargs, **kwargs} if kwargs else self.kwargs
 
@@ -178,11 +194,7 @@ class RunnableBinding(Runnable[Input, Output]):
         **kwargs: Any,
     ) -> list[Output]:
         """`bound.batch` with the bound arguments and config."""
-        configs: Any = (
-            [self._merge(c) for c in config]
-            if isinstance(config, Sequence)
-            else self._merge(config)
-        )
+        configs = self._batch_configs(inputs, config)
         return self.bound.batch(
             inputs, configs, return_exceptions=return_exceptions, **self._kw(kwargs)
         )
@@ -196,11 +208,7 @@ class RunnableBinding(Runnable[Input, Output]):
         **kwargs: Any,
     ) -> list[Output]:
         """`bound.abatch` with the bound arguments and config."""
-        configs: Any = (
-            [self._merge(c) for c in config]
-            if isinstance(config, Sequence)
-            else self._merge(config)
-        )
+        configs = self._batch_configs(inputs, config)
         return await self.bound.abatch(
             inputs, configs, return_exceptions=return_exceptions, **self._kw(kwargs)
         )
@@ -309,7 +317,7 @@ class _RootListener(BaseCallbackHandler):
         if listener is None:
             return
         if accepts_config(listener):
-            listener(run, config=self._config)
+            listener(run, config=config_for_user_code(self._config))
         else:
             listener(run)
 

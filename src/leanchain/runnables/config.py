@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_RECURSION_LIMIT",
     "RunnableConfig",
+    "config_for_user_code",
     "ensure_config",
     "get_config",
     "get_config_list",
@@ -102,6 +103,30 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
         config = _model_into_metadata(config, configurable)
     # Handlers registered for every run (`leanchain.tracing.instrument`) join each root run.
     return with_default_handlers(config) if DEFAULT_HANDLERS else config
+
+
+def config_for_user_code(config: RunnableConfig) -> RunnableConfig:
+    """`config` as a function, tool or listener that asks for it receives it: with ``tags``,
+    ``metadata`` and ``configurable`` always there (empty when unset) and ``recursion_limit``,
+    as LangChain hands them, so that ``config["configurable"]["user_id"]`` reads a value or
+    raises about the key, never about a missing dict.
+
+    A copy when a key is missing; the runs themselves keep the lean config (no copies on the
+    fast path), only user code that declares a ``config`` parameter pays for this one.
+    """
+    if (
+        config.get("tags") is not None
+        and config.get("metadata") is not None
+        and config.get("configurable") is not None
+        and "recursion_limit" in config
+    ):
+        return config
+    full = dict(config)
+    full["tags"] = config.get("tags") or []
+    full["metadata"] = config.get("metadata") or {}
+    full["configurable"] = config.get("configurable") or {}
+    full.setdefault("recursion_limit", DEFAULT_RECURSION_LIMIT)
+    return cast(RunnableConfig, full)
 
 
 def _model_into_metadata(config: RunnableConfig, configurable: dict[str, Any]) -> RunnableConfig:

@@ -11,7 +11,7 @@ from leanchain.callbacks.manager import RunManager
 from leanchain.runnables._chunks import aclose, afold, fold
 from leanchain.runnables.base import Input, Output, Runnable
 from leanchain.runnables.concurrency import run_in_executor
-from leanchain.runnables.config import RunnableConfig, _current
+from leanchain.runnables.config import RunnableConfig, _current, config_for_user_code
 from leanchain.runnables.utils import accepts_config
 
 __all__ = ["SYNC_STREAM", "RunnableGenerator"]
@@ -82,7 +82,10 @@ class RunnableGenerator(Runnable[Input, Output]):
     ) -> Iterator[Any]:
         if self._gen is None:
             raise TypeError(SYNC_STREAM)
-        gen = self._gen(input, config=config) if self._gen_config else self._gen(input)
+        if self._gen_config:
+            gen = self._gen(input, config=config_for_user_code(config))
+        else:
+            gen = self._gen(input)
         if not config:
             yield from gen
             return
@@ -115,7 +118,10 @@ class RunnableGenerator(Runnable[Input, Output]):
         self, input: AsyncIterator[Any], config: RunnableConfig, run: RunManager | None
     ) -> AsyncIterator[Any]:
         if self._agen is not None:
-            gen = self._agen(input, config=config) if self._agen_config else self._agen(input)
+            if self._agen_config:
+                gen = self._agen(input, config=config_for_user_code(config))
+            else:
+                gen = self._agen(input)
             token = _current.set(config)
             try:
                 async for chunk in gen:

@@ -10,7 +10,7 @@ from leanchain.callbacks.manager import RunManager
 from leanchain.runnables._chunks import add
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.concurrency import run_in_executor
-from leanchain.runnables.config import RunnableConfig
+from leanchain.runnables.config import RunnableConfig, config_for_user_code
 from leanchain.runnables.parallel import RunnableParallel
 from leanchain.runnables.utils import AddableDict, accepts_config
 
@@ -82,14 +82,14 @@ class RunnablePassthrough(Runnable[T, T]):
     def _side_effect(self, value: Any, config: RunnableConfig) -> None:
         if self.func is not None:
             if self._accepts_config:
-                self.func(value, config=config)
+                self.func(value, config=config_for_user_code(config))
             else:
                 self.func(value)
 
     async def _aside_effect(self, value: Any, config: RunnableConfig) -> None:
         if self.afunc is not None:
             if accepts_config(self.afunc):
-                await self.afunc(value, config=config)
+                await self.afunc(value, config=config_for_user_code(config))
             else:
                 await self.afunc(value)
         elif self.func is not None:

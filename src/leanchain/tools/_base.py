@@ -17,7 +17,12 @@ from leanchain.callbacks.manager import Callbacks, RunManager
 from leanchain.messages import ToolCall
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.concurrency import run_in_executor
-from leanchain.runnables.config import RunnableConfig, reset_config_context, set_config_context
+from leanchain.runnables.config import (
+    RunnableConfig,
+    config_for_user_code,
+    reset_config_context,
+    set_config_context,
+)
 from leanchain.tools._injected import Injections, find_injections
 from leanchain.tools._output import ErrorHandler, check_handler
 from leanchain.tools._runs import aexecute, call_config, execute
@@ -304,7 +309,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         self, info: FunctionInfo, kwargs: dict[str, Any], config: RunnableConfig, run: Any
     ) -> dict[str, Any]:
         if info.config_param is not None:
-            kwargs[info.config_param] = config
+            kwargs[info.config_param] = config_for_user_code(config)
         if info.wants_run_manager:
             kwargs["run_manager"] = run
         if info.wants_callbacks:

@@ -101,17 +101,39 @@ Callbacks: TypeAlias = Sequence[BaseCallbackHandler] | CallbackManager | None
 
 
 def merge_callbacks(left: Callbacks, right: Callbacks) -> Callbacks:
-    """Both sets of handlers; a manager keeps its place in the run tree."""
+    """Both sets of handlers; a manager keeps its place in the run tree (the left one's when
+    both are managers, whose next-run tags join).
+
+    With a manager, a handler both sides hold is kept once (LangChain's ``add_handler``): a
+    tool that hands its callbacks to a model inside a chain gives the model the chain's
+    handlers again, and each event must still reach each handler once.
+    """
     if not left:
         return right
     if not right:
         return left
     if isinstance(left, CallbackManager):
-        extra = right.handlers if isinstance(right, CallbackManager) else tuple(right)
-        return CallbackManager((*left.handlers, *extra), left.parent_run_id, left.tags)
+        if isinstance(right, CallbackManager):
+            tags = (*left.tags, *(t for t in right.tags if t not in left.tags))
+            handlers = _union(left.handlers, right.handlers)
+            return CallbackManager(handlers, left.parent_run_id, tags)
+        return CallbackManager(_union(left.handlers, tuple(right)), left.parent_run_id, left.tags)
     if isinstance(right, CallbackManager):
-        return CallbackManager((*left, *right.handlers), right.parent_run_id, right.tags)
+        return CallbackManager(_union(tuple(left), right.handlers), right.parent_run_id, right.tags)
     return [*left, *right]
+
+
+def _union(
+    first: tuple[BaseCallbackHandler, ...], more: Sequence[BaseCallbackHandler]
+) -> tuple[BaseCallbackHandler, ...]:
+    """`first`, then the handlers of `more` it does not hold (the same object, not equal)."""
+    held = {id(handler) for handler in first}
+    new = []
+    for handler in more:
+        if id(handler) not in held:
+            held.add(id(handler))
+            new.append(handler)
+    return (*first, *new) if new else first
 
 
 class RunManager:

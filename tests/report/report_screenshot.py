@@ -1,7 +1,7 @@
 """Make docs/img/report-demo.png, the screenshot of the demo's report in docs/tracing.md.
 
 Run from the repository root: ``.venv/bin/python tests/report/report_screenshot.py``. It runs
-the offline demo once to warm up, then with ``--report``, opens the page in headless
+the offline demo once to warm up, then again with ``--report``, opens the page in headless
 Chromium, expands the last tool call (the calculator), and captures the top of the page.
 """
 
@@ -24,8 +24,10 @@ def make(out: Path = OUT) -> None:
     with tempfile.TemporaryDirectory() as folder:
         page_path = Path(folder) / "demo.html"
         with contextlib.redirect_stdout(io.StringIO()):
-            # A warm-up run first: the picture shows the steps, not the first call's imports.
-            assert main(["demo", "--agent", "tool-calling"]) == 0
+            # A warm-up run first (reported too): the picture shows the steps, not the first
+            # call's imports.
+            warm_up = Path(folder) / "warm-up.html"
+            assert main(["demo", "--agent", "tool-calling", "--report", str(warm_up)]) == 0
             assert main(["demo", "--report", str(page_path)]) == 0
         browser = Browser(require_chromium())
         try:

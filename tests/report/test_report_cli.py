@@ -117,6 +117,13 @@ def test_demo_report_writes_the_page_of_every_agent_type(
     text = page.read_text(encoding="utf-8")
     assert "<title>leanchain demo</title>" in text
     assert text.count('<section class="run status-ok"') == 5
+    # The offline model reports approximate usage, so the page has tokens to show.
+    assert (
+        '<p class="facts">61 steps · 20 model calls · 16 tool calls · 10,429 input + 969 output '
+        "tokens · no price table</p>"
+    ) in text
+    assert "no usage reported" not in text
+    assert "no token usage reported" not in text
 
 
 def test_demo_report_json_is_the_saved_form(

@@ -17,9 +17,16 @@ from leanchain.agents import (
 from leanchain.agents.prompts import TOOL_CALLING_PROMPT
 from leanchain.callbacks import adispatch_custom_event, dispatch_custom_event
 from leanchain.cli._demo import build_executor
-from leanchain.cli._demo_models import AGENT_TYPES, DEMO_ANSWER, DEMO_QUESTION, demo_model
+from leanchain.cli._demo_models import (
+    AGENT_TYPES,
+    DEMO_ANSWER,
+    DEMO_QUESTION,
+    demo_model,
+    stuck_model,
+)
 from leanchain.errors import ScriptExhaustedError
 from leanchain.language_models import ScriptedChatModel
+from leanchain.messages import AIMessage, HumanMessage, count_tokens_approximately
 from leanchain.output_parsers import StrOutputParser
 from leanchain.prompts import ChatPromptTemplate
 from leanchain.report import (
@@ -144,6 +151,41 @@ def test_every_demo_agent_type_is_recorded_step_by_step(agent_type: str) -> None
     final = handler.report().runs[0].steps[-2]
     assert isinstance(final.output, dict)
     assert final.output["return_values"] == {"output": DEMO_ANSWER}
+
+
+@pytest.mark.parametrize(
+    ("agent_type", "tokens"),
+    [
+        # The tool-calling request counts its four tool schemas too (362 tokens).
+        ("tool-calling", [(431, 76), (539, 60), (614, 49), (675, 46)]),
+        ("xml", [(319, 36), (361, 46), (388, 40), (414, 53)]),
+    ],
+)
+def test_the_demo_model_reports_the_approximate_tokens_of_each_call(
+    agent_type: str, tokens: list[tuple[int, int]]
+) -> None:
+    handler = ReportCallbackHandler()
+    model = demo_model(agent_type)
+    executor = build_executor(agent_type, model)
+    executor.invoke({"input": DEMO_QUESTION}, {"callbacks": [handler]})
+    models = [s for s in handler.report().runs[0].steps if s.kind == "model"]
+    assert [s.usage for s in models] == [
+        TokenUsage(input_tokens=sent, output_tokens=said, total_tokens=sent + said)
+        for sent, said in tokens
+    ]
+    requests = model.requests
+    assert [count_tokens_approximately(r.messages, tools=r.tools or None) for r in requests] == [
+        sent for sent, _ in tokens
+    ]
+
+
+def test_the_stuck_demo_model_counts_each_request_it_repeats_itself_to() -> None:
+    model = stuck_model("xml")
+    first = model.invoke([HumanMessage(DEMO_QUESTION)])
+    again = model.invoke([HumanMessage(DEMO_QUESTION), AIMessage("thinking"), HumanMessage("go")])
+    assert first.content == again.content
+    assert first.usage_metadata == {"input_tokens": 25, "output_tokens": 36, "total_tokens": 61}
+    assert again.usage_metadata == {"input_tokens": 38, "output_tokens": 36, "total_tokens": 74}
 
 
 def test_the_openai_tools_agent_is_recorded_like_the_tool_calling_one() -> None:

@@ -11,7 +11,9 @@ instead of playing on.
 
 Each agent type gets its own reply format: native tool calls for tool-calling, ReAct text,
 JSON blobs for structured chat, a JSON blob alone in a ``json`` code block for JSON chat, XML
-tags for XML.
+tags for XML. Every reply carries an approximate ``usage_metadata`` (the request's messages
+and tool schemas, and the reply, counted by `count_tokens_approximately`), as a provider's
+would, so that budgets and the run's report have tokens to show.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from leanchain.language_models import ChatRequest, FunctionChatModel, Reply
-from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from leanchain.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+    count_tokens_approximately,
+)
 
 __all__ = ["AGENT_TYPES", "DEMO_ANSWER", "DEMO_QUESTION", "demo_model", "stuck_model"]
 
@@ -274,6 +282,24 @@ _PLAYERS: Final[dict[str, Callable[[list[BaseMessage], ChatRequest], Reply]]] = 
 }
 
 
+def _with_usage(reply: Reply, messages: list[BaseMessage], request: ChatRequest) -> AIMessage:
+    """`reply` as a message with the approximate tokens of the request and of the reply."""
+    message = AIMessage(reply) if isinstance(reply, str) else reply
+    if not isinstance(message, AIMessage):
+        message = AIMessage(**message)
+    sent = count_tokens_approximately(messages, tools=request.tools or None)
+    said = count_tokens_approximately([message])
+    usage = {"input_tokens": sent, "output_tokens": said, "total_tokens": sent + said}
+    return message.model_copy(update={"usage_metadata": usage})
+
+
+def _player(agent_type: str) -> Callable[[list[BaseMessage], ChatRequest], Reply]:
+    player = _PLAYERS.get(agent_type)
+    if player is None:
+        raise ValueError(f"unknown agent type {agent_type!r}; expected one of {AGENT_TYPES}")
+    return player
+
+
 def demo_model(agent_type: str, *, chunk_delay: float | None = None) -> FunctionChatModel:
     """The offline model for one agent type (see the module docstring).
 
@@ -284,10 +310,12 @@ def demo_model(agent_type: str, *, chunk_delay: float | None = None) -> Function
     Raises:
         ValueError: an unknown agent type.
     """
-    player = _PLAYERS.get(agent_type)
-    if player is None:
-        raise ValueError(f"unknown agent type {agent_type!r}; expected one of {AGENT_TYPES}")
-    return FunctionChatModel(player, chunk_delay=chunk_delay, name="offline-demo-model")
+    player = _player(agent_type)
+
+    def reply(messages: list[BaseMessage], request: ChatRequest) -> AIMessage:
+        return _with_usage(player(messages, request), messages, request)
+
+    return FunctionChatModel(reply, chunk_delay=chunk_delay, name="offline-demo-model")
 
 
 def stuck_model(agent_type: str) -> FunctionChatModel:
@@ -297,14 +325,13 @@ def stuck_model(agent_type: str) -> FunctionChatModel:
     Raises:
         ValueError: an unknown agent type.
     """
-    player = _PLAYERS.get(agent_type)
-    if player is None:
-        raise ValueError(f"unknown agent type {agent_type!r}; expected one of {AGENT_TYPES}")
+    player = _player(agent_type)
     first: list[Reply] = []
 
-    def stuck(messages: list[BaseMessage], request: ChatRequest) -> Reply:
+    def stuck(messages: list[BaseMessage], request: ChatRequest) -> AIMessage:
         if not first:
             first.append(player(messages, request))
-        return first[0]  # the same call again (a fresh tool-call id each time)
+        # The same call again (a fresh tool-call id each time), counted against this request.
+        return _with_usage(first[0], messages, request)
 
     return FunctionChatModel(stuck, name="offline-demo-model")

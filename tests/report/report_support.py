@@ -1,9 +1,12 @@
-"""Runs to report on, shared by the report tests (no test functions here)."""
+"""Runs to report on, and a parser of the page, shared by the report tests (no tests here)."""
 
 from __future__ import annotations
 
 import threading
+from html.parser import HTMLParser
 from typing import Any, Final
+
+from hypothesis import strategies as st
 
 from leanchain.agents import AgentExecutor, create_tool_calling_agent
 from leanchain.agents.prompts import TOOL_CALLING_PROMPT
@@ -96,3 +99,49 @@ AGENT_STEPS: Final = [
     ("model", MODEL, 11),
 ]
 """(kind, name, parent) of each step of `run_agent`, in order."""
+
+TAGS = {
+    "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h4", "p", "button",
+    "ol", "ul", "li", "a", "main", "section", "span", "div", "details", "summary", "pre", "script",
+}  # fmt: skip
+ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class", "id", "style", "href",
+              "type", "title"}  # fmt: skip
+
+
+class Page(HTMLParser):
+    """The tags, attributes and ``<pre>`` texts of a page."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attributes: list[tuple[str, str | None]] = []
+        self.pres: list[str] = []
+        self.scripts: list[str] = []
+        self._in: str | None = None
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attributes.extend(attrs)
+        if tag in ("pre", "script"):
+            self._in = tag
+            (self.pres if tag == "pre" else self.scripts).append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._in:
+            self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in == "pre":
+            self.pres[-1] += data
+        elif self._in == "script":
+            self.scripts[-1] += data
+
+
+TEXT = st.lists(
+    st.characters(codec="utf-8", exclude_characters="\r\x00")
+    | st.sampled_from(["<", ">", "&", '"', "'", "</pre>", "<script>", "-->", "<!--", "&amp;"]),
+    max_size=20,
+).map("".join)
+"""Texts with the characters and pieces that would become markup if they were not escaped."""

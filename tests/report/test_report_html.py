@@ -5,56 +5,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from html.parser import HTMLParser
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
-from report_support import INJECTED, PRICES, run_agent
+from report_support import ATTRIBUTES, INJECTED, PRICES, TAGS, TEXT, Page, run_agent
 
 from leanchain.report import ReportCallbackHandler, load_report, render_html, write_html
 from leanchain.report._content import duration, money, preview
 from leanchain.runnables import RunnableLambda
 from leanchain.tools import tool
-
-TAGS = {
-    "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h4", "p", "button",
-    "ol", "ul", "li", "a", "main", "section", "span", "div", "details", "summary", "pre", "script",
-}  # fmt: skip
-ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class", "id", "style", "href",
-              "type", "title"}  # fmt: skip
-
-
-class Page(HTMLParser):
-    """The tags, attributes and ``<pre>`` texts of a page."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[str] = []
-        self.attributes: list[tuple[str, str | None]] = []
-        self.pres: list[str] = []
-        self.scripts: list[str] = []
-        self._in: str | None = None
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-        self.attributes.extend(attrs)
-        if tag in ("pre", "script"):
-            self._in = tag
-            (self.pres if tag == "pre" else self.scripts).append("")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == self._in:
-            self._in = None
-
-    def handle_data(self, data: str) -> None:
-        if self._in == "pre":
-            self.pres[-1] += data
-        elif self._in == "script":
-            self.scripts[-1] += data
 
 
 def agent_page() -> str:
@@ -165,13 +125,6 @@ def test_durations_and_money_read_naturally() -> None:
     assert preview("x" * 200) == "x" * 119 + "…"
     assert preview({"type": "ai", "content": "", "tool_calls": [{"name": "t"}]}) == "→ t"
     assert preview({"input": "q", "output": "answer"}) == "answer"
-
-
-TEXT = st.lists(
-    st.characters(codec="utf-8", exclude_characters="\r\x00")
-    | st.sampled_from(["<", ">", "&", '"', "'", "</pre>", "<script>", "-->", "<!--", "&amp;"]),
-    max_size=20,
-).map("".join)
 
 
 @settings(max_examples=200, deadline=None)

@@ -2,10 +2,9 @@
 
 ``leanchain demo`` runs every agent type on a multi-step question with example tools, offline
 by default; ``leanchain graph MODULE:ATTR`` draws a runnable; ``leanchain report FILE`` turns a
-saved run into its HTML page; ``leanchain replay FILE`` prints a recorded run (a cassette)
-round by round. Problems the user can fix (a
-missing key, an unknown model, an unreachable server, a bad path) are reported in one line
-on stderr with exit status 2.
+saved run (or a cassette) into its HTML page; ``leanchain replay FILE`` prints a recorded run
+(a cassette) round by round. Problems the user can fix (a missing key, an unknown model, an
+unreachable server, a bad path) are reported in one line on stderr with exit status 2.
 """
 
 from __future__ import annotations
@@ -104,9 +103,10 @@ def _parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser(
         "report",
-        help="turn a saved run (a report's JSON) into a self-contained HTML page",
+        help="turn a saved run (a report's JSON, or a cassette) into a self-contained HTML page",
         description="Read FILE, the JSON form of a report (ReportCallbackHandler.write_json, "
-        "or `leanchain demo --report FILE.json`), and write its HTML page.",
+        "or `leanchain demo --report FILE.json`) or a cassette (leanchain.testing.cassette: "
+        "its model calls in order), and write its HTML page.",
     )
     report.add_argument("file", metavar="FILE", type=Path)
     report.add_argument(

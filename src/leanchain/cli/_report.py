@@ -1,9 +1,15 @@
-"""``leanchain report FILE``: the page of a saved run, and the demo's ``--report`` writer."""
+"""``leanchain report FILE``: the page of a saved run, and the demo's ``--report`` writer.
+
+FILE is a report's JSON form (``"format": "leanchain.report"``) or a cassette (an object with
+``"version"`` and ``"entries"`` and no ``"format"``); a cassette becomes a report of its model
+calls, in order, read through ``leanchain.testing.cassettes``.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -76,10 +82,19 @@ def report_command(
     target = source.with_suffix(".html") if output is None else output
     if target.resolve() == source.resolve():
         raise CliError(f"the page would overwrite its source {str(source)!r}: pass -o FILE")
-    try:
-        report = load_report(_read(source, "report"))
-    except ReportFormatError as exc:
-        raise CliError(f"{str(source)!r} is not a report this leanchain can read: {exc}") from None
+    text = _read(source, "report")
+    if _is_cassette(text):
+        report = _cassette_report(source)
+        said = f"a cassette of {_count(len(report.runs[0].steps) - 1, 'model call')}"
+    else:
+        try:
+            report = load_report(text)
+        except ReportFormatError as exc:
+            raise CliError(
+                f"{str(source)!r} is not a report this leanchain can read: {exc}"
+            ) from None
+        runs, steps = len(report.runs), sum(len(run.steps) for run in report.runs)
+        said = f"{_count(runs, 'run')}, {_count(steps, 'step')}"
     changes: dict[str, object] = {}
     if prices is not None:
         changes["prices"] = {**report.prices, **read_prices(prices)}
@@ -88,6 +103,29 @@ def report_command(
     if changes:
         report = report.model_copy(update=changes)
     save_report(report, target)
-    runs, steps = len(report.runs), sum(len(run.steps) for run in report.runs)
-    out.write(f"wrote {target} ({_count(runs, 'run')}, {_count(steps, 'step')})\n")
+    out.write(f"wrote {target} ({said})\n")
     return target
+
+
+def _is_cassette(text: bytes) -> bool:
+    """Whether `text` is a cassette: a JSON object with entries and a version, no format."""
+    try:
+        data: Any = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "format" not in data and {"version", "entries"} <= set(data)
+
+
+def _cassette_report(source: Path) -> Report:
+    from leanchain.report import report_from_cassette
+    from leanchain.testing import CassetteFormatError
+    from leanchain.testing.cassettes import load_entries
+
+    try:
+        entries = load_entries(source)
+    except (CassetteFormatError, OSError) as exc:
+        raise CliError(str(exc)) from None  # it names the file
+    try:
+        return report_from_cassette(entries, name=f"cassette {source.name}")
+    except CassetteFormatError as exc:
+        raise CliError(f"cassette {source}: {exc}") from None

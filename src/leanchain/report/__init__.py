@@ -16,10 +16,15 @@ axis), tokens and cost per model call and in total, and for every step its full 
 reply, tool arguments and observation, collapsed until clicked. It needs no server and
 fetches nothing: its CSS and script are inline and its Content-Security-Policy forbids any
 request. Everything a run said is escaped, so HTML in a reply is shown as text.
+
+A cassette (``leanchain.testing.cassette``) is a run too: ``cassette(path, report="run.html")``
+writes the page of the calls it recorded or replayed, and `report_from_cassette` (what
+``leanchain report cassette.json`` uses) makes the report of a cassette file's calls.
 """
 
 from __future__ import annotations
 
+from leanchain.report._cassette import report_from_cassette
 from leanchain.report._handler import ReportCallbackHandler
 from leanchain.report._model import (
     REPORT_FORMAT,
@@ -52,5 +57,6 @@ __all__ = [
     "TokenUsage",
     "load_report",
     "render_html",
+    "report_from_cassette",
     "write_html",
 ]

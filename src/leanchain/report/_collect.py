@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from leanchain.messages import BaseMessage
 from leanchain.report._model import (
     ErrorRecord,
     EventRecord,
@@ -16,13 +17,14 @@ from leanchain.report._model import (
     StepRecord,
     TokenUsage,
 )
-from leanchain.report._plain import plain
+from leanchain.report._plain import message_data, plain
 
 __all__ = [
     "RunInProgress",
     "StepInProgress",
     "error_record",
     "model_name",
+    "reply_data",
     "reply_message",
     "request_settings",
     "token_usage",
@@ -168,6 +170,16 @@ def token_usage(message: Any) -> TokenUsage | None:
         total_tokens=int(usage.get("total_tokens") or 0),
         cached_input_tokens=int(cached or 0),
     )
+
+
+def reply_data(message: BaseMessage) -> dict[str, Any]:
+    """A model's reply as report data: the message, and why the model stopped when it said."""
+    data = message_data(message)
+    metadata = message.response_metadata
+    reason = metadata.get("finish_reason") or metadata.get("stop_reason")
+    if isinstance(reason, str):
+        data["finish_reason"] = reason
+    return data
 
 
 def reply_message(response: Any) -> Any:

@@ -23,6 +23,7 @@ from leanchain.report._collect import (
     StepInProgress,
     error_record,
     model_name,
+    reply_data,
     reply_message,
     request_settings,
     token_usage,
@@ -268,15 +269,7 @@ class ReportCallbackHandler(BaseCallbackHandler):
         if step is None:
             return
         message = reply_message(response)
-        if isinstance(message, BaseMessage):
-            step.output = message_data(message)
-            reason = message.response_metadata.get(
-                "finish_reason"
-            ) or message.response_metadata.get("stop_reason")
-            if isinstance(reason, str):
-                step.output["finish_reason"] = reason
-        else:
-            step.output = plain(message)
+        step.output = reply_data(message) if isinstance(message, BaseMessage) else plain(message)
         step.usage = token_usage(message)
 
     def on_llm_error(

@@ -7,8 +7,9 @@ The JSON form (``Report.to_json``, read back by `load_report`)::
      "runs": [{"name": ..., "kind": ..., "started_at": ..., "steps": [...], "events": [...]}]}
 
 A run's steps are listed in the order they started; a step's ``parent`` is the index of the
-step it ran inside. Times are seconds since the run started. Content (``input``,
-``output``) is plain JSON data; nothing is ever revived from it.
+step it ran inside. Times are seconds since the run started; a run made from a cassette file,
+which keeps no times, says ``"timed": false`` and places its steps by their order instead.
+Content (``input``, ``output``) is plain JSON data; nothing is ever revived from it.
 """
 
 from __future__ import annotations
@@ -167,6 +168,10 @@ class RunRecord(BaseModel):
     """Every step, in the order they started; the first is the run itself."""
     events: tuple[EventRecord, ...] = ()
     """Custom events and retries, in the order they came."""
+    timed: bool = Field(default=True, exclude_if=lambda timed: timed is True)
+    """Whether the steps' ``start`` and ``end`` are seconds. ``False`` for a run whose source
+    kept no times (a cassette file): its steps are placed by their order instead, the n-th
+    model call from n - 1 to n. Written only when false."""
 
     @model_validator(mode="after")
     def _check_links(self) -> Self:

@@ -211,7 +211,7 @@ def _step_row(report: Report, run: RunRecord, index: int, context: _RowContext) 
     if index in context.concurrent:
         classes.append("concurrent")
         badge = '<span class="badge" title="ran at the same time as another tool call">∥</span>'
-    taken = "running" if step.end is None else duration(step.end - step.start)
+    taken = _took(step, context.timed)
     error_line = ""
     if step.error is not None:
         error_line = (
@@ -256,7 +256,8 @@ def _event_row(number_: int, event: EventRecord, context: _RowContext) -> str:
         f'<span class="name">{esc(event.name)}</span>'
         f'<span class="said">{esc(preview(said))}</span></span>'
         f'<span class="track"><span class="mark" style="left:{left:.3f}%"></span></span>'
-        f'<span class="dur">at {duration(event.time)}</span><span class="tokens"></span>'
+        f'<span class="dur">{f"at {duration(event.time)}" if context.timed else ""}</span>'
+        '<span class="tokens"></span>'
         f"</summary>"
         f'<div class="body">{block("Data", content_html(data))}</div></details>'
     )
@@ -269,6 +270,17 @@ class _RowContext:
     depth: list[int]
     plans: dict[int, int]
     concurrent: set[int]
+    timed: bool
+
+
+_UNTIMED: Final = "no times recorded"
+"""What an untimed run (a cassette file's) says where a timed one gives durations."""
+
+
+def _took(step: StepRecord, timed: bool) -> str:
+    if step.end is None:
+        return "running"
+    return duration(step.end - step.start) if timed else "—"
 
 
 def _context(run: RunRecord, run_id: str) -> _RowContext:
@@ -280,7 +292,7 @@ def _context(run: RunRecord, run_id: str) -> _RowContext:
         if step.kind == "plan":
             counts[step.parent] = counts.get(step.parent, 0) + 1
             plans[index] = counts[step.parent]
-    return _RowContext(run_id, _span(run), depth, plans, _concurrent(run))
+    return _RowContext(run_id, _span(run), depth, plans, _concurrent(run), run.timed)
 
 
 def _timeline(report: Report, run: RunRecord, run_id: str) -> str:
@@ -292,10 +304,14 @@ def _timeline(report: Report, run: RunRecord, run_id: str) -> str:
         rows.append((event.time, 1, _event_row(number_, event, context)))
     # Stable: steps keep their start order, and an event comes after the steps begun before it.
     rows.sort(key=lambda row: (row[0], row[1]))
-    marks = ["0", *(duration(context.span * i / 4) for i in range(1, 5))]
-    ticks = "".join(
-        f'<span class="tick" style="left:{25 * i}%">{mark}</span>' for i, mark in enumerate(marks)
-    )
+    if run.timed:
+        marks = ["0", *(duration(context.span * i / 4) for i in range(1, 5))]
+        ticks = "".join(
+            f'<span class="tick" style="left:{25 * i}%">{mark}</span>'
+            for i, mark in enumerate(marks)
+        )
+    else:
+        ticks = f'<span class="tick order" style="left:0%">calls in order · {_UNTIMED}</span>'
     axis = (
         '<div class="axis"><span class="label">step</span><span class="track">'
         f'{ticks}</span><span class="dur">took</span><span class="tokens">tokens</span></div>'
@@ -303,14 +319,16 @@ def _timeline(report: Report, run: RunRecord, run_id: str) -> str:
     return f'<div class="timeline">{axis}{"".join(row for _, _, row in rows)}</div>'
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{number(n)} {noun}" + ("" if n == 1 else "s")
+
+
 def _facts(report: Report, totals: _Totals) -> str:
-    facts = [
-        f"{number(totals.steps)} steps",
-        f"{number(totals.models)} model calls",
-        f"{number(totals.tools)} tool calls",
-    ]
+    facts = [_count(totals.steps, "step"), _count(totals.models, "model call")]
+    if totals.tools:  # a cassette sees the model calls only: "0 tool calls" would mislead
+        facts.append(_count(totals.tools, "tool call"))
     if totals.events:
-        facts.append(f"{number(totals.events)} event" + ("" if totals.events == 1 else "s"))
+        facts.append(_count(totals.events, "event"))
     if totals.with_usage:
         facts.append(
             f"{number(totals.input_tokens)} input + {number(totals.output_tokens)} output tokens"
@@ -320,11 +338,10 @@ def _facts(report: Report, totals: _Totals) -> str:
     if totals.priced:
         facts.append(f"cost {money(totals.cost, report.currency)}")
         if totals.priced < totals.models:
-            facts.append(f"{totals.models - totals.priced} model calls without a price")
+            facts.append(_count(totals.models - totals.priced, "model call") + " without a price")
     elif totals.models:
         facts.append("no price table" if not report.prices else "no priced model")
-    noun = "error" if totals.errors == 1 else "errors"
-    error = f'<span class="errors">{number(totals.errors)} {noun}</span>' if totals.errors else ""
+    error = f'<span class="errors">{_count(totals.errors, "error")}</span>' if totals.errors else ""
     return f'<p class="facts">{esc(" · ".join(facts))}{" · " if error else ""}{error}</p>'
 
 
@@ -332,7 +349,7 @@ def _run_section(report: Report, number_: int, run: RunRecord, totals: _Totals) 
     run_id = f"run-{number_}"
     root = run.root
     status = root.status
-    taken = "running" if root.end is None else duration(root.end)
+    taken = f"took {_took(root, True)}" if run.timed else _UNTIMED
     errors = [
         f'<li><a href="#{run_id}-step-{i}">{esc(s.kind)} {esc(s.name)}: '
         f"{esc(s.error.type)}: {esc(preview(s.error.message))}</a></li>"
@@ -344,7 +361,7 @@ def _run_section(report: Report, number_: int, run: RunRecord, totals: _Totals) 
         f'<section class="run status-{status}" id="{run_id}">'
         f'<h2><span class="number">{number_}</span> {esc(run.name)} '
         f'<span class="kind">{esc(root.kind)}</span> <span class="status">{status}</span></h2>'
-        f'<p class="when">started {esc(run.started_at)} · took {taken}</p>'
+        f'<p class="when">started {esc(run.started_at)} · {taken}</p>'
         f"{_facts(report, totals)}{error_list}{_timeline(report, run, run_id)}</section>"
     )
 

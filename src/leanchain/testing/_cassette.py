@@ -15,6 +15,11 @@ Modes:
 - ``"once"`` (the default): replay when the file exists, else record.
 - ``"none"``: the cassette stays out of the way (calls run; nothing is read or written).
 
+With ``report=PATH`` the block also writes the page of its calls (``leanchain.report``): each
+call recorded or replayed, in the order they started, timed, with its prompt, reply, tool calls
+and tokens; a call that failed (a replayed request nothing matches, too) is marked, and so is
+the block's own error. The page is written when the block ends, however it ends.
+
 A replayed call still makes its chat-model run for callbacks and events, the same one the
 model made when it was recorded (`ModelCall.answer`), so `astream_events` over a replayed run
 equals the recorded run's but for run ids and times. Calls that raised are not recorded.
@@ -53,6 +58,7 @@ from leanchain.testing._cassette_format import (
     request_data,
     request_key,
 )
+from leanchain.testing._cassette_log import CallLog
 from leanchain.testing._recording import REDACTED
 
 __all__ = ["Cassette", "CassetteEntry", "CassetteMismatchError", "CassetteMode", "cassette"]
@@ -62,6 +68,7 @@ CassetteMode: TypeAlias = Literal["record", "replay", "once", "none"]
 
 _MODES: tuple[str, ...] = ("record", "replay", "once", "none")
 Call: TypeAlias = Literal["invoke", "ainvoke", "stream", "astream"]
+_Answer: TypeAlias = AIMessage | Sequence[AIMessageChunk]
 
 
 class CassetteMismatchError(LeanchainError, LookupError):
@@ -148,13 +155,37 @@ class Cassette(ModelInterceptor):
     Made by `cassette`; a context manager, sync (``with``) and async (``async with``).
     """
 
-    __slots__ = ("_entered", "_lock", "_queues", "_scope", "entries", "mode", "path")
+    __slots__ = (
+        "_entered",
+        "_lock",
+        "_log",
+        "_queues",
+        "_scope",
+        "entries",
+        "mode",
+        "path",
+        "report",
+    )
 
-    def __init__(self, path: str | os.PathLike[str], mode: CassetteMode = "once") -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        mode: CassetteMode = "once",
+        *,
+        report: str | os.PathLike[str] | None = None,
+    ) -> None:
         if mode not in _MODES:
             raise ValueError(f"cassette mode must be one of {', '.join(_MODES)}, got {mode!r}")
+        if report is not None and mode == "none":
+            raise ValueError(
+                "a cassette in mode 'none' sees no calls, so it has no report to write: "
+                "use mode 'record', 'replay' or 'once' with report=PATH"
+            )
         self.path = Path(path)
         self.mode: CassetteMode = mode
+        self.report = None if report is None else Path(report)
+        """Where the page of the block's calls is written when it ends (``None``: nowhere)."""
+        self._log: CallLog | None = None
         self.entries: list[CassetteEntry] = []
         self._queues: dict[str, deque[int]] = {}
         self._lock = threading.Lock()
@@ -170,6 +201,8 @@ class Cassette(ModelInterceptor):
         if self._entered:
             raise RuntimeError(f"cassette {self.path} is already in use; make a new one")
         self._entered = True
+        if self.report is not None:
+            self._log = CallLog(self.report)
         if self.mode == "once":
             self.mode = "replay" if self.path.exists() else "record"
         if self.mode == "replay":
@@ -192,6 +225,9 @@ class Cassette(ModelInterceptor):
             self._scope = None
         if self.mode == "record":
             self.write()
+        if self._log is not None:
+            done = "recorded" if self.mode == "record" else "replayed"
+            self._log.write(f"cassette {self.path.name} ({done})", exc)
 
     async def __aenter__(self) -> Self:
         return self.__enter__()
@@ -229,12 +265,16 @@ class Cassette(ModelInterceptor):
     def invoke(self, call: ModelCall, proceed: Callable[[], AIMessage]) -> AIMessage:
         """Record or replay an `invoke`."""
         if self.mode == "replay":
-            return call.answer(self._replay_reply(call, "invoke"))
+            played, answer = self._replay_reply(call, "invoke")
+            if self._log is None:
+                return call.answer(answer)
+            with self._log.playing(played):
+                return call.answer(answer)
         entry, tokens = self._start(call, "invoke")
         try:
             reply = proceed()
-        except BaseException:
-            self._drop(entry)
+        except BaseException as error:
+            self._drop(entry, error)
             raise
         self._finish(entry, reply, tokens)
         return reply
@@ -244,12 +284,16 @@ class Cassette(ModelInterceptor):
     ) -> AIMessage:
         """Record or replay an `ainvoke`."""
         if self.mode == "replay":
-            return await call.aanswer(self._replay_reply(call, "ainvoke"))
+            played, answer = self._replay_reply(call, "ainvoke")
+            if self._log is None:
+                return await call.aanswer(answer)
+            with self._log.playing(played):
+                return await call.aanswer(answer)
         entry, tokens = self._start(call, "ainvoke")
         try:
             reply = await proceed()
-        except BaseException:
-            self._drop(entry)
+        except BaseException as error:
+            self._drop(entry, error)
             raise
         self._finish(entry, reply, tokens)
         return reply
@@ -259,7 +303,9 @@ class Cassette(ModelInterceptor):
     ) -> Iterator[AIMessageChunk]:
         """Record or replay a `stream`."""
         if self.mode == "replay":
-            return call.answer_stream(self._replay_chunks(call, "stream"))
+            played, answer = self._replay_chunks(call, "stream")
+            chunks = call.answer_stream(answer)
+            return chunks if self._log is None else self._log.ended(played, chunks)
         return self._record_stream(call, proceed)
 
     def astream(
@@ -267,7 +313,9 @@ class Cassette(ModelInterceptor):
     ) -> AsyncIterator[AIMessageChunk]:
         """Record or replay an `astream`."""
         if self.mode == "replay":
-            return call.aanswer_stream(self._replay_chunks(call, "astream"))
+            played, answer = self._replay_chunks(call, "astream")
+            chunks = call.aanswer_stream(answer)
+            return chunks if self._log is None else self._log.aended(played, chunks)
         return self._record_astream(call, proceed)
 
     # -- recording --------------------------------------------------------------------------
@@ -279,6 +327,8 @@ class Cassette(ModelInterceptor):
         )
         with self._lock:
             self.entries.append(entry)
+        if self._log is not None:
+            self._log.begin(entry)
         tokens = None
         if kind in ("invoke", "ainvoke") and _wants_tokens(call.config):
             tokens = _Tokens()
@@ -290,6 +340,8 @@ class Cassette(ModelInterceptor):
         entry.reply = reply
         if tokens is not None and tokens.chunks:
             entry.chunks = tuple(tokens.chunks)
+        if self._log is not None:
+            self._log.end(entry)
 
     def _finish_stream(self, entry: CassetteEntry, chunks: list[AIMessageChunk]) -> None:
         if not chunks:
@@ -298,10 +350,16 @@ class Cassette(ModelInterceptor):
         total = chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]
         entry.reply = cast(AIMessage, message_chunk_to_message(total))
         entry.chunks = tuple(chunks)
+        if self._log is not None:
+            self._log.end(entry)
 
-    def _drop(self, entry: CassetteEntry) -> None:
+    def _drop(self, entry: CassetteEntry, error: BaseException | None = None) -> None:
+        """Leave a call out of the file (it raised, or stopped before its first chunk); the
+        report still shows it."""
         with self._lock:
             self.entries.remove(entry)
+        if self._log is not None:
+            self._log.end(entry, error)
 
     def _record_stream(
         self, call: ModelCall, proceed: Callable[[], Iterator[AIMessageChunk]]
@@ -315,8 +373,8 @@ class Cassette(ModelInterceptor):
         except GeneratorExit:
             self._finish_stream(entry, seen)  # the caller stopped early: keep what it saw
             raise
-        except BaseException:
-            self._drop(entry)
+        except BaseException as error:
+            self._drop(entry, error)
             raise
         self._finish_stream(entry, seen)
 
@@ -332,26 +390,26 @@ class Cassette(ModelInterceptor):
         except GeneratorExit:
             self._finish_stream(entry, seen)
             raise
-        except BaseException:
-            self._drop(entry)
+        except BaseException as error:
+            self._drop(entry, error)
             raise
         self._finish_stream(entry, seen)
 
     # -- replaying --------------------------------------------------------------------------
 
-    def _replay_reply(self, call: ModelCall, kind: Call) -> AIMessage | Sequence[AIMessageChunk]:
+    def _replay_reply(self, call: ModelCall, kind: Call) -> tuple[CassetteEntry, _Answer]:
         entry = self._match(call, kind)
         if entry.chunks is not None and (entry.reply is None or _wants_tokens(call.config)):
-            return entry.chunks
+            return entry, entry.chunks
         assert entry.reply is not None
-        return entry.reply
+        return entry, entry.reply
 
-    def _replay_chunks(self, call: ModelCall, kind: Call) -> AIMessage | Sequence[AIMessageChunk]:
+    def _replay_chunks(self, call: ModelCall, kind: Call) -> tuple[CassetteEntry, _Answer]:
         entry = self._match(call, kind)
         if entry.chunks is not None:
-            return entry.chunks
+            return entry, entry.chunks
         assert entry.reply is not None
-        return entry.reply
+        return entry, entry.reply
 
     def _match(self, call: ModelCall, kind: Call) -> CassetteEntry:
         request = request_data(call, model_secrets(call.model))
@@ -359,8 +417,14 @@ class Cassette(ModelInterceptor):
         with self._lock:
             queue = self._queues.get(key)
             if queue:
-                return self.entries[queue.popleft()]
-        raise mismatch(self.path, self.entries, request, kind, call.model.get_name())
+                entry = self.entries[queue.popleft()]
+                if self._log is not None:
+                    self._log.begin(entry)
+                return entry
+        error = mismatch(self.path, self.entries, request, kind, call.model.get_name())
+        if self._log is not None:
+            self._log.failed(CassetteEntry(kind, call.model.get_name(), request), error)
+        raise error
 
 
 def mismatch(
@@ -479,7 +543,12 @@ def _entry(raw: Any, where: str) -> CassetteEntry:
     return CassetteEntry(call, model, request, reply, chunks)
 
 
-def cassette(path: str | os.PathLike[str], mode: CassetteMode = "once") -> Cassette:
+def cassette(
+    path: str | os.PathLike[str],
+    mode: CassetteMode = "once",
+    *,
+    report: str | os.PathLike[str] | None = None,
+) -> Cassette:
     """Record every chat-model call made inside the block to `path`, or replay them from it.
 
     Use it as ``with cassette("run.json"):`` or ``async with cassette("run.json"):``.
@@ -488,11 +557,13 @@ def cassette(path: str | os.PathLike[str], mode: CassetteMode = "once") -> Casse
         path: the JSON file.
         mode: ``"record"``, ``"replay"``, ``"once"`` (replay when the file exists, else
             record; the default) or ``"none"`` (calls run; nothing read or written).
+        report: also write the HTML page of the block's calls here when it ends (see
+            ``leanchain.report``): every call recorded or replayed, in order, timed.
 
     Raises:
-        ValueError: an unknown `mode`.
+        ValueError: an unknown `mode`, or a `report` with mode ``"none"``.
         FileNotFoundError: (on entering) replay of a file that does not exist.
         CassetteFormatError: (on entering) a file that is not a cassette this version reads.
         CassetteMismatchError: (inside) a replayed call that nothing was recorded for.
     """
-    return Cassette(path, mode)
+    return Cassette(path, mode, report=report)

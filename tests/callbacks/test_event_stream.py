@@ -389,8 +389,10 @@ def test_dispatching_outside_a_run_with_handlers_is_an_error() -> None:
 
     with pytest.raises(RuntimeError, match=r"^Unable to dispatch a custom event without a parent"):
         dispatch_custom_event("x", 1, config={"callbacks": [BaseCallbackHandler()]})
-    # Nobody listens: nothing to do, and no error.
-    dispatch_custom_event("x", 1)
+    # Outside any run, as LangChain, even when nobody listens (tests/callbacks/
+    # test_custom_events_outside_runs.py has the rest).
+    with pytest.raises(RuntimeError, match=r"^Unable to dispatch a custom event without a parent"):
+        dispatch_custom_event("x", 1)
 
 
 def test_the_model_reply_is_the_chat_model_end_output_when_invoked() -> None:

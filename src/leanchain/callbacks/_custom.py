@@ -25,12 +25,14 @@ _NO_PARENT = (
 def _target(
     config: RunnableConfig | None,
 ) -> tuple[CallbackManager, dict[str, Any]] | None:
-    from leanchain.runnables.config import ensure_config
+    from leanchain.runnables.config import current_config, ensure_config
 
+    if config is None and current_config() is None:
+        raise RuntimeError(_NO_PARENT)  # outside any run, as LangChain: a misplaced call
     config = ensure_config(config)
     callbacks = config.get("callbacks")
     if not callbacks:
-        # Nobody listens: with no handlers no run was started, and there is nothing to tell.
+        # Inside a run nobody listens to: no run was started, and there is nothing to tell.
         return None
     if not isinstance(callbacks, CallbackManager) or callbacks.parent_run_id is None:
         raise RuntimeError(_NO_PARENT)
@@ -51,7 +53,8 @@ def dispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None
         config: the run's config; by default the one of the run whose code is running.
 
     Raises:
-        RuntimeError: handlers listen but no run is in progress to attach the event to.
+        RuntimeError: no run is in progress to attach the event to (called outside a run
+            without a config, or handlers listen but the config names no run).
     """
     target = _target(config)
     if target is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-__all__ = ["aclose", "add", "afold", "fold"]
+__all__ = ["aclose", "add", "afold", "close", "fold"]
 
 
 def add(left: Any, right: Any) -> Any:
@@ -48,6 +48,14 @@ async def afold(chunks: AsyncIterator[Any]) -> tuple[bool, Any]:
         except TypeError:
             total = chunk
     return got, total
+
+
+def close(chunks: Iterator[Any]) -> None:
+    """Close `chunks` now when it can be closed (a generator a consumer stopped reading), so
+    that the runs inside it end before the run around it does."""
+    stop = getattr(chunks, "close", None)
+    if stop is not None:
+        stop()
 
 
 async def aclose(chunks: AsyncIterator[Any]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from leanchain.runnables._chunks import add
+from leanchain.runnables._chunks import add, close
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import (
     DEFAULT_RECURSION_LIMIT,
@@ -89,6 +89,7 @@ def stream_plain(
     total_in = next(input, _NO_INPUT)
     own = run.start_child(config, "chain", name, "", tag)
     got, total = False, None
+    chunks: Iterator[Any] | None = None
     try:
         if total_in is _NO_INPUT:
             total_in = None
@@ -103,15 +104,24 @@ def stream_plain(
                 _current.reset(token)
             if isinstance(output, Runnable):
                 returned, grandchild = recurse(output, runnable, total_in, child)
-                for chunk in returned.stream(total_in, grandchild):
+                chunks = returned.stream(total_in, grandchild)
+                for chunk in chunks:
                     own.on_stream(chunk)
-                    yield chunk
                     total = chunk if not got else add(total, chunk)
                     got = True
+                    yield chunk
             else:
                 own.on_stream(output)
-                yield output
                 total = output
+                yield output
+    except GeneratorExit:
+        # The consumer stopped reading: an end with what it was given, not a failure.
+        try:
+            if chunks is not None:
+                close(chunks)
+        finally:
+            own.on_end(total, inputs=total_in)
+        raise
     except BaseException as exc:
         own.on_error(exc)
         raise

@@ -9,11 +9,12 @@ of its input chunks as ``inputs``) or the error.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from leanchain.callbacks.manager import RunManager, RunType, abegin_run, begin_run
-from leanchain.runnables._chunks import aclose, add
+from leanchain.runnables._chunks import aclose, add, close
 from leanchain.runnables._inputs import AsyncInputSum, InputSum
 from leanchain.runnables.config import RunnableConfig, _current, ensure_config
 
@@ -46,6 +47,14 @@ def call_with_config(
     """
     config = ensure_config(config)
     if not config.get("callbacks"):
+        if _current.get() is None:
+            # A root call: the work runs inside it (code it calls sees the config, and may
+            # dispatch custom events), as it does inside a parent.
+            token = _current.set(config)
+            try:
+                return func(input, config, None)
+            finally:
+                _current.reset(token)
         return func(input, config, None)
     run = begin_run(config, run_type, self.get_name(), input)
     if run is None:
@@ -69,6 +78,12 @@ async def acall_with_config(
     """Async twin of `call_with_config`."""
     config = ensure_config(config)
     if not config.get("callbacks"):
+        if _current.get() is None:
+            token = _current.set(config)
+            try:
+                return await func(input, config, None)
+            finally:
+                _current.reset(token)
         return await func(input, config, None)
     run = await abegin_run(config, run_type, self.get_name(), input)
     if run is None:
@@ -96,7 +111,10 @@ def transform_with_config(
     """
     config = ensure_config(config)
     if not config.get("callbacks"):
-        yield from func(input, config, None)
+        if _current.get() is None:
+            yield from _published(func(input, config, None), config)
+        else:
+            yield from func(input, config, None)
         return
     inputs = InputSum(input)
     inputs.pull_first()
@@ -105,13 +123,25 @@ def transform_with_config(
         yield from func(inputs, config, None)
         return
     got, total = False, None
+    chunks: Iterator[Out] | None = None
     try:
-        for chunk in func(inputs, run.child_config(config), run):
+        chunks = func(inputs, run.child_config(config), run)
+        for chunk in chunks:
             # Told before it is passed on, so that a chunk's events go inner to outer.
             run.on_stream(chunk)
-            yield chunk
             total = chunk if not got else add(total, chunk)
             got = True
+            yield chunk
+    except GeneratorExit:
+        # The consumer stopped reading: the run ends with what it was given (as LangChain's
+        # streams end), after the runs inside it and the stream it read from end.
+        try:
+            if chunks is not None:
+                close(chunks)
+            close(input)
+        finally:
+            run.on_end(total, inputs=inputs.total)
+        raise
     except BaseException as exc:
         run.on_error(exc)
         raise
@@ -155,9 +185,19 @@ async def atransform_with_config(
     try:
         async for chunk in chunks:
             await run.aemit("on_chain_stream", chunk)
-            yield chunk
             total = chunk if not got else add(total, chunk)
             got = True
+            yield chunk
+    except GeneratorExit:
+        # Closed by its consumer (``aclose``): an end with what it was given, not a failure,
+        # after the runs inside it and the stream it read from (no garbage collector closes
+        # an abandoned async stream at once) end.
+        try:
+            await aclose(chunks)
+            await aclose(input)
+        finally:
+            await run.aon_end(total, inputs=inputs.total)
+        raise
     except BaseException as exc:
         try:
             await aclose(chunks)
@@ -165,6 +205,21 @@ async def atransform_with_config(
             await run.aon_error(exc)
         raise
     await run.aon_end(total, inputs=inputs.total)
+
+
+def _published(chunks: Iterator[Out], config: RunnableConfig) -> Iterator[Out]:
+    """`chunks` with `config` published while each is made (a root stream without handlers)."""
+    context = contextvars.copy_context()
+    context.run(_current.set, config)
+    try:
+        while True:
+            try:
+                chunk = context.run(next, chunks)
+            except StopIteration:
+                return
+            yield chunk
+    finally:
+        context.run(close, chunks)
 
 
 def invoke_child(

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks.manager import RunManager, abegin_run, begin_run
-from leanchain.runnables._chunks import add
+from leanchain.runnables._chunks import aclose, add, close
 from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
 from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from leanchain.runnables.config import RunnableConfig, ensure_config, strip_run_keys
@@ -139,13 +139,23 @@ class RunnableBranch(Runnable[Input, Output]):
             yield from runnable.stream(input, child, **kwargs)
             return
         got, total = False, None
+        chunks: Iterator[Output] | None = None
         try:
             runnable, child = self._choose(input, config, run)
-            for chunk in runnable.stream(input, child, **kwargs):
+            chunks = runnable.stream(input, child, **kwargs)
+            for chunk in chunks:
                 run.emit("on_chain_stream", chunk)
-                yield chunk
                 total = add(total, chunk) if got else chunk
                 got = True
+                yield chunk
+        except GeneratorExit:
+            # The consumer stopped reading: an end with what it was given, not a failure.
+            try:
+                if chunks is not None:
+                    close(chunks)
+            finally:
+                run.on_end(total)
+            raise
         except BaseException as exc:
             run.on_error(exc)
             raise
@@ -167,13 +177,22 @@ class RunnableBranch(Runnable[Input, Output]):
                 yield chunk
             return
         got, total = False, None
+        chunks: AsyncIterator[Output] | None = None
         try:
             runnable, child = await self._achoose(input, config, run)
-            async for chunk in runnable.astream(input, child, **kwargs):
+            chunks = runnable.astream(input, child, **kwargs)
+            async for chunk in chunks:
                 await run.aemit("on_chain_stream", chunk)
-                yield chunk
                 total = add(total, chunk) if got else chunk
                 got = True
+                yield chunk
+        except GeneratorExit:
+            try:
+                if chunks is not None:
+                    await aclose(chunks)
+            finally:
+                await run.aon_end(total)
+            raise
         except BaseException as exc:
             await run.aon_error(exc)
             raise

@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_RECURSION_LIMIT",
     "RunnableConfig",
     "config_for_user_code",
+    "current_config",
     "ensure_config",
     "get_config",
     "get_config_list",
@@ -68,6 +69,12 @@ _current: ContextVar[RunnableConfig | None] = ContextVar("leanchain_config", def
 def get_config() -> RunnableConfig:
     """The config of the runnable whose user code is running now (empty outside any run)."""
     return _current.get() or _EMPTY
+
+
+def current_config() -> RunnableConfig | None:
+    """The config of the run whose user code is running now, or ``None`` outside any run
+    (where `get_config` gives an empty config): how code tells whether it runs inside one."""
+    return _current.get()
 
 
 def set_config_context(config: RunnableConfig) -> Token[RunnableConfig | None]:

@@ -86,7 +86,8 @@ class RunnableGenerator(Runnable[Input, Output]):
             gen = self._gen(input, config=config_for_user_code(config))
         else:
             gen = self._gen(input)
-        if not config:
+        if not config and _current.get() is not None:
+            # Nothing new to publish (a run's config is): plain-generator speed.
             yield from gen
             return
         ctx = contextvars.copy_context()

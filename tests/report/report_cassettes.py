@@ -17,7 +17,7 @@ QUESTION: Final = "Compare Paris and Rome, then read the page."
 ANSWER: Final = "Both are capitals; the page says: " + INJECTED
 """The final reply: it holds a script, which the page must show as text."""
 SYSTEM: Final = (
-    TOOL_CALLING_PROMPT.invoke({"input": QUESTION, "agent_scratchpad": []}).messages[0].text
+    TOOL_CALLING_PROMPT.invoke({"input": QUESTION, "agent_scratchpad": []}).to_messages()[0].text
 )
 
 

@@ -1,4 +1,5 @@
-"""``leanchain report FILE`` and ``leanchain demo --report FILE``: files, lines and errors."""
+"""``leanchain report FILE`` (a report or a cassette) and ``leanchain demo --report FILE``:
+files, lines and errors."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
+from report_cassettes import ANSWER
+from report_cassettes import run as run_in_cassette
 from report_support import run_agent
 
 from leanchain.cli import main
@@ -166,3 +169,81 @@ def test_a_failed_demo_run_still_writes_its_report_without_the_key(
     assert error is not None
     assert error.type == "leanchain.errors.AuthenticationError"
     assert "**********" in error.message
+
+
+def recorded_cassette(tmp_path: Path) -> Path:
+    path = tmp_path / "agent.json"
+    assert run_in_cassette(path) == ANSWER
+    return path
+
+
+def test_report_turns_a_cassette_into_the_page_of_its_model_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = recorded_cassette(tmp_path)
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"gpt-4o-mini": {"input": 0.15, "output": 0.6}}))
+    assert main(["report", str(source), "--prices", str(prices)]) == 0
+    page = tmp_path / "agent.html"
+    assert capsys.readouterr().out == f"wrote {page} (a cassette of 3 model calls)\n"
+    text = page.read_text(encoding="utf-8")
+    assert "<title>cassette agent.json</title>" in text
+    assert (
+        '<p class="facts">4 steps · 3 model calls · 620 input + 50 output tokens · cost '
+        "0.000123 USD</p>"
+    ) in text
+    saved = tmp_path / "agent-report.json"
+    argv = ["report", str(source), "-o", str(saved), "--title", "Agent <run>"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out == f"wrote {saved} (a cassette of 3 model calls)\n"
+    report = load_report(saved.read_text(encoding="utf-8"))
+    assert report.title == "Agent <run>"
+    assert [(s.kind, s.name) for s in report.runs[0].steps] == [
+        ("chain", "cassette agent.json"),
+        ("model", "gpt-4o-mini"),
+        ("model", "gpt-4o-mini"),
+        ("model", "gpt-4o-mini"),
+    ]
+    assert report.runs[0].timed is False
+    # The report's JSON form turns into the page again, as any saved report does.
+    assert main(["report", str(saved), "-o", str(tmp_path / "again.html")]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'again.html'} (1 run, 4 steps)\n"
+
+
+def test_report_of_a_cassette_it_cannot_read_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({"version": 2, "entries": []}))
+    assert error_of(capsys, "report", str(newer)) == (
+        f"leanchain report: error: cassette {newer} is format version 2; this leanchain reads "
+        "version 1 (record it again)"
+    )
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"version": 1, "entries": [{"call": "invoke"}]}))
+    assert error_of(capsys, "report", str(broken)) == (
+        f"leanchain report: error: cassette {broken} entry 1: needs a 'model' name and a "
+        "'request' object"
+    )
+    entry = {"call": "invoke", "model": "m", "request": {"messages": [5]}, "reply": {"type": "ai"}}
+    no_content = tmp_path / "no-content.json"
+    no_content.write_text(json.dumps({"version": 1, "entries": [entry]}))
+    # The message type's own error runs over lines; the command's says it in one.
+    assert error_of(capsys, "report", str(no_content)).startswith(
+        f"leanchain report: error: cassette {no_content} entry 1 reply: not a message leanchain "
+        "can read: 1 validation error for AIMessage content Field required [type=missing, "
+    )
+    odd = tmp_path / "odd.json"
+    odd.write_text(
+        json.dumps({"version": 1, "entries": [{**entry, "reply": {"type": "ai", "content": "x"}}]})
+    )
+    assert error_of(capsys, "report", str(odd)) == (
+        f"leanchain report: error: cassette {odd}: cassette call 1 request message 1: expected "
+        "a message object, got int"
+    )
+    neither = tmp_path / "neither.json"
+    neither.write_text(json.dumps({"entries": []}))
+    assert error_of(capsys, "report", str(neither)) == (
+        f"leanchain report: error: {str(neither)!r} is not a report this leanchain can read: "
+        """not a leanchain report: expected a JSON object with "format": 'leanchain.report'"""
+    )

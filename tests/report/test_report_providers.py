@@ -3,17 +3,20 @@ tokens and cost from the wire, failures recorded, and the API key nowhere in the
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from leanchain.agents import AgentExecutor, create_tool_calling_agent
 from leanchain.agents.prompts import TOOL_CALLING_PROMPT
+from leanchain.cli import main
 from leanchain.errors import AuthenticationError, ProviderError
 from leanchain.language_models import BaseChatModel
 from leanchain.providers import ChatAnthropic, ChatOpenAI
-from leanchain.report import ReportCallbackHandler, TokenUsage
+from leanchain.report import ReportCallbackHandler, TokenUsage, report_from_cassette
 from leanchain.testing import (
     BrokenStream,
     FakeProviderServer,
@@ -21,7 +24,9 @@ from leanchain.testing import (
     ScriptedReply,
     ScriptedToolCall,
     ScriptedUsage,
+    cassette,
 )
+from leanchain.testing.cassettes import load_entries
 from leanchain.tools import tool
 
 KEY = "sk-leanchain-SECRET-report-9d1e"
@@ -108,3 +113,47 @@ async def test_a_provider_run_has_its_tokens_and_cost_and_never_the_key(
     assert "Incorrect API key provided" in json_text
     for source in (html, json_text, repr(handler), repr(report)):
         assert KEY not in source
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_provider_cassette_reports_its_calls_tokens_and_cost_and_never_the_key(
+    provider: str, server: FakeProviderServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = make_model(provider, server)
+    name = "gpt-fake" if provider == "openai" else "claude-fake"
+    executor = AgentExecutor(
+        agent=create_tool_calling_agent(model, [weather], TOOL_CALLING_PROMPT), tools=[weather]
+    )
+    server.enqueue(
+        ScriptedReply(
+            tool_calls=[ScriptedToolCall("weather", {"city": "Paris"}, id="call_W")],
+            usage=ScriptedUsage(input_tokens=40, output_tokens=7),
+        ),
+        ScriptedReply(text="It is sunny.", usage=ScriptedUsage(input_tokens=60, output_tokens=4)),
+    )
+    path, page = tmp_path / "weather.json", tmp_path / "recorded.html"
+    with cassette(path, "record", report=page):
+        assert executor.invoke({"input": "Weather in Paris?"})["output"] == "It is sunny."
+    recorded = page.read_text(encoding="utf-8")
+    assert "100 input + 11 output tokens · no price table" in recorded
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({name: {"input": 1.0, "output": 2.0}}))
+    assert main(["report", str(path), "--prices", str(prices)]) == 0
+    assert (
+        capsys.readouterr().out
+        == f"wrote {tmp_path / 'weather.html'} (a cassette of 2 model calls)\n"
+    )
+    priced = (tmp_path / "weather.html").read_text(encoding="utf-8")
+    # 40 * 1 + 7 * 2 + 60 * 1 + 4 * 2 = 122 per million tokens
+    assert "3 steps · 2 model calls · 100 input + 11 output tokens · cost 0.000122 USD" in priced
+    report = report_from_cassette(load_entries(path))
+    calls = report.runs[0].steps[1:]
+    assert [(s.name, s.model, s.usage) for s in calls] == [
+        (type(model).__name__, name, TokenUsage(input_tokens=40, output_tokens=7, total_tokens=47)),
+        (type(model).__name__, name, TokenUsage(input_tokens=60, output_tokens=4, total_tokens=64)),
+    ]
+    first = calls[0].output
+    assert isinstance(first, dict)
+    assert first["tool_calls"] == [{"name": "weather", "args": {"city": "Paris"}, "id": "call_W"}]
+    for text in (recorded, priced, path.read_text(encoding="utf-8"), report.to_json()):
+        assert KEY not in text

@@ -121,11 +121,16 @@ def _cassette_report(source: Path) -> Report:
     from leanchain.testing import CassetteFormatError
     from leanchain.testing.cassettes import load_entries
 
+    # The reader's messages name the file; a message type's own error may run over lines.
     try:
         entries = load_entries(source)
     except (CassetteFormatError, OSError) as exc:
-        raise CliError(str(exc)) from None  # it names the file
+        raise CliError(_one_line(str(exc))) from None
     try:
         return report_from_cassette(entries, name=f"cassette {source.name}")
     except CassetteFormatError as exc:
-        raise CliError(f"cassette {source}: {exc}") from None
+        raise CliError(_one_line(f"cassette {source}: {exc}")) from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

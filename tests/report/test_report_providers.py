@@ -157,3 +157,24 @@ def test_a_provider_cassette_reports_its_calls_tokens_and_cost_and_never_the_key
     assert first["tool_calls"] == [{"name": "weather", "args": {"city": "Paris"}, "id": "call_W"}]
     for text in (recorded, priced, path.read_text(encoding="utf-8"), report.to_json()):
         assert KEY not in text
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_recorded_reply_that_says_the_key_shows_it_redacted_as_the_file_does(
+    provider: str, server: FakeProviderServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = make_model(provider, server)
+    shaped = "sk-proj-" + "Q" * 24  # no key of this run, but shaped like one
+    server.enqueue(ScriptedReply(text=f"Your key is {KEY}; another is {shaped} <{KEY}>."))
+    path, page = tmp_path / "echo.json", tmp_path / "echo.html"
+    with cassette(path, "record", report=page):
+        assert KEY in model.invoke("What is my key?").text
+    said = "Your key is [REDACTED]; another is [REDACTED] &lt;[REDACTED]&gt;."
+    recorded = page.read_text(encoding="utf-8")
+    assert said in recorded
+    assert main(["report", str(path), "-o", str(tmp_path / "later.html")]) == 0
+    capsys.readouterr()
+    assert said in (tmp_path / "later.html").read_text(encoding="utf-8")
+    for text in (recorded, path.read_text(encoding="utf-8")):
+        assert KEY not in text
+        assert shaped not in text

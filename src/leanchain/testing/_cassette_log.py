@@ -6,6 +6,7 @@ Kept only when the cassette was given ``report=PATH``. The page itself is `leanc
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
+
+from leanchain.testing._cassette_format import scrub
 
 if TYPE_CHECKING:
     from leanchain.testing._cassette import CassetteEntry
@@ -104,7 +107,7 @@ class CallLog:
 
         A call still going is shown ending now. `error` is what the block raised, if it did.
         """
-        from leanchain.report import report_from_cassette, write_html
+        from leanchain.report import render_html, report_from_cassette
 
         now = self._now()
         with self._lock:
@@ -117,5 +120,10 @@ class CallLog:
             error=error,
             started_at=self.started_at,
         )
+        # What the cassette file would hide is hidden here too: the models' secrets (as the
+        # page escapes them, too) and key-shaped strings, wherever a reply or error says them.
+        secrets = {s for c in calls for s in c.entry.secrets}
+        text = scrub(render_html(report), [*secrets, *(html.escape(s) for s in secrets)])
         self.page.parent.mkdir(parents=True, exist_ok=True)
-        return write_html(report, self.page)
+        self.page.write_bytes(text.encode("utf-8", "replace"))
+        return self.page

@@ -6,6 +6,7 @@ The event is reported under the run whose code dispatches it, so it shows up in
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any
 
 from leanchain.callbacks._dispatch import acall_handlers, call_handlers
@@ -22,12 +23,31 @@ _NO_PARENT = (
 )
 
 
+def _inside_a_run() -> bool:
+    """Whether a runnable is at work on the call stack (a frame whose ``self`` is one).
+
+    Asked only when no config is published (a root call without handlers publishes none, to
+    stay as fast as a plain function call), so that a misplaced call raises and code inside a
+    run never does; walking the stack costs microseconds, once, on that rare path.
+    """
+    from leanchain.runnables.base import Runnable
+
+    frame = inspect.currentframe()
+    if frame is None:
+        return True  # no frames to read (not CPython): never raise inside a run
+    while frame is not None:
+        if "self" in frame.f_code.co_varnames and isinstance(frame.f_locals.get("self"), Runnable):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _target(
     config: RunnableConfig | None,
 ) -> tuple[CallbackManager, dict[str, Any]] | None:
     from leanchain.runnables.config import current_config, ensure_config
 
-    if config is None and current_config() is None:
+    if config is None and current_config() is None and not _inside_a_run():
         raise RuntimeError(_NO_PARENT)  # outside any run, as LangChain: a misplaced call
     config = ensure_config(config)
     callbacks = config.get("callbacks")

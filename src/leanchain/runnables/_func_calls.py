@@ -77,8 +77,8 @@ def stream_func(
     if self._func_config:
         kwargs = {**kwargs, "config": config_for_user_code(config)}
     if self._func_gen:
-        if not config and _current.get() is not None:
-            # Nothing new to publish (a run's config is): plain-generator speed.
+        if not config:
+            # Nothing to publish: the generator runs as it is, at plain-generator speed.
             yield from func(input, **kwargs)
             return
         ctx = contextvars.copy_context()

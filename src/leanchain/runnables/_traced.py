@@ -9,7 +9,6 @@ of its input chunks as ``inputs``) or the error.
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -47,14 +46,6 @@ def call_with_config(
     """
     config = ensure_config(config)
     if not config.get("callbacks"):
-        if _current.get() is None:
-            # A root call: the work runs inside it (code it calls sees the config, and may
-            # dispatch custom events), as it does inside a parent.
-            token = _current.set(config)
-            try:
-                return func(input, config, None)
-            finally:
-                _current.reset(token)
         return func(input, config, None)
     run = begin_run(config, run_type, self.get_name(), input)
     if run is None:
@@ -78,12 +69,6 @@ async def acall_with_config(
     """Async twin of `call_with_config`."""
     config = ensure_config(config)
     if not config.get("callbacks"):
-        if _current.get() is None:
-            token = _current.set(config)
-            try:
-                return await func(input, config, None)
-            finally:
-                _current.reset(token)
         return await func(input, config, None)
     run = await abegin_run(config, run_type, self.get_name(), input)
     if run is None:
@@ -111,10 +96,7 @@ def transform_with_config(
     """
     config = ensure_config(config)
     if not config.get("callbacks"):
-        if _current.get() is None:
-            yield from _published(func(input, config, None), config)
-        else:
-            yield from func(input, config, None)
+        yield from func(input, config, None)
         return
     inputs = InputSum(input)
     inputs.pull_first()
@@ -205,21 +187,6 @@ async def atransform_with_config(
             await run.aon_error(exc)
         raise
     await run.aon_end(total, inputs=inputs.total)
-
-
-def _published(chunks: Iterator[Out], config: RunnableConfig) -> Iterator[Out]:
-    """`chunks` with `config` published while each is made (a root stream without handlers)."""
-    context = contextvars.copy_context()
-    context.run(_current.set, config)
-    try:
-        while True:
-            try:
-                chunk = context.run(next, chunks)
-            except StopIteration:
-                return
-            yield chunk
-    finally:
-        context.run(close, chunks)
 
 
 def invoke_child(

@@ -86,8 +86,7 @@ class RunnableGenerator(Runnable[Input, Output]):
             gen = self._gen(input, config=config_for_user_code(config))
         else:
             gen = self._gen(input)
-        if not config and _current.get() is not None:
-            # Nothing new to publish (a run's config is): plain-generator speed.
+        if not config:
             yield from gen
             return
         ctx = contextvars.copy_context()

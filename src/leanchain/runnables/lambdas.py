@@ -274,12 +274,7 @@ class RunnableLambda(Runnable[Input, Output]):
                     raise
                 run.on_end(output)
                 return output  # type: ignore[no-any-return]
-        if (
-            kwargs
-            or not self._plain
-            or parent is None  # a root call: its function runs inside it (`get_config`, events)
-            or (config is not parent and config is not _EMPTY)
-        ):
+        if kwargs or not self._plain or (config is not parent and config is not _EMPTY):
             kwargs = self._with_run_manager(kwargs, None, config, self._func_run_manager)
             return self._call(input, config, kwargs)  # type: ignore[no-any-return]
         output = self.func(input)  # type: ignore[misc]

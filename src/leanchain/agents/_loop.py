@@ -158,6 +158,10 @@ def steps(run: AgentRun) -> Iterator[Event]:
             if hooks.after_agent:
                 finish = _hooks.after_agent(run, finish)
             event = Finished(finish, run.outputs(finish))
+    except GeneratorExit:  # closed early by its consumer: an end, not a failure
+        if manager:
+            manager.on_end(dict(run.inputs))
+        raise
     except BaseException as exc:
         if manager:
             manager.on_error(exc)
@@ -286,6 +290,10 @@ async def asteps(run: AgentRun) -> AsyncIterator[Event]:
             if hooks.after_agent:
                 finish = await _hooks.aafter_agent(run, finish)
             event = Finished(finish, run.outputs(finish))
+    except GeneratorExit:
+        if manager:
+            await manager.aon_end(dict(run.inputs))
+        raise
     except BaseException as exc:
         if manager:
             await manager.aon_error(exc)

@@ -334,9 +334,10 @@ def test_a_config_per_item_travels_with_its_item() -> None:
 
     results = RayRunner(RunnableLambda(echo_config)).batch(["x", "y"], configs)
 
+    # User code always gets tags and metadata (empty when unset), as in LangChain.
     assert [(r["value"], r["tags"], r["metadata"]) for r in results] == [
-        ("x", ["a"], None),
-        ("y", None, {"k": "b"}),
+        ("x", ["a"], {}),
+        ("y", [], {"k": "b"}),
     ]
 
 

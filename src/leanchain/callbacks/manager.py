@@ -35,9 +35,7 @@ __all__ = [
     "Callbacks",
     "RunManager",
     "RunType",
-    "abegin_run",
     "astart_run",
-    "begin_run",
     "merge_callbacks",
     "new_run_id",
     "silent_run",
@@ -77,31 +75,6 @@ def silent_run(config: RunnableConfig, run_type: RunType, name: str) -> RunManag
     """A run that tells no one: for code that asks for its run manager when no handler
     listens (a lambda's ``run_manager`` parameter). Its children hang under it as usual."""
     return make_run((), {}, None, (), config, run_type, config.get("tags"), name, None)
-
-
-def begin_run(
-    config: RunnableConfig,
-    run_type: RunType,
-    name: str,
-    inputs: Any,
-    serialized: dict[str, Any] | None = None,
-    extra: dict[str, Any] | None = None,
-) -> RunManager | None:
-    """`start_run` with positional arguments only: what runnables call on every run."""
-    run = _new_run(config, run_type, name)
-    if run is not None:
-        tell_start(run, serialized, inputs, extra)
-    return run
-
-
-async def abegin_run(
-    config: RunnableConfig, run_type: RunType, name: str, inputs: Any
-) -> RunManager | None:
-    """Async `begin_run`."""
-    run = _new_run(config, run_type, name)
-    if run is not None:
-        await atell_start(run, None, inputs, None)
-    return run
 
 
 def start_run(

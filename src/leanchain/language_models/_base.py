@@ -8,8 +8,8 @@ A model class that sets ``client_side_stop`` also has its replies cut at the fir
 sequence here (`_stop`), whether or not its server honoured ``stop``. What it makes out of
 `_stream` (the default `_astream`, a reply built by streaming) lives in `_from_stream`.
 Each of the four entry points first hands the call to the interceptors of `_intercept` when
-there are any (one context-variable read when there are none); the ``_*_messages`` methods
-are the calls themselves, which an interceptor's ``proceed`` runs.
+there are any (one context-variable read when there are none); the ``_*_call`` methods are
+the calls themselves, given the `ModelCall` (what an interceptor's ``proceed`` runs).
 """
 
 from __future__ import annotations
@@ -33,7 +33,15 @@ from leanchain.runnables.concurrency import run_in_executor
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 
 from ._from_stream import agenerate_from_stream, astream_in_thread, generate_from_stream
-from ._intercept import INTERCEPTORS, ModelCall, run_ainvoke, run_astream, run_invoke, run_stream
+from ._intercept import (
+    INTERCEPTORS,
+    ModelCall,
+    ModelInterceptor,
+    run_ainvoke,
+    run_astream,
+    run_invoke,
+    run_stream,
+)
 from ._results import ChatGenerationChunk, ChatResult, LLMResult
 from ._stop import acut_stream, cut_result, cut_stream
 from ._streaming import aemitting, as_chunk, emitting, merge_chunks, reply_of
@@ -247,9 +255,34 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             "Must be a PromptValue, str, or list of BaseMessages."
         )
 
-    def _start_extra(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
-        params = {"_type": self._llm_type, **self._identifying_params, "stop": stop, **kwargs}
-        return {"invocation_params": params, "options": {"stop": stop}, "batch_size": 1}
+    def _chat_run(self, call: ModelCall) -> RunManager | None:
+        """Start `call`'s chat-model run (``None``, and no work, when no handler listens)."""
+        if not call.config.get("callbacks"):
+            return None
+        config, name, inputs, extra = self._chat_run_args(call)
+        return start_run(config, "chat_model", name, inputs, **extra)
+
+    async def _achat_run(self, call: ModelCall) -> RunManager | None:
+        """Async `_chat_run`."""
+        if not call.config.get("callbacks"):
+            return None
+        config, name, inputs, extra = self._chat_run_args(call)
+        return await astart_run(config, "chat_model", name, inputs, **extra)
+
+    def _chat_run_args(
+        self, call: ModelCall
+    ) -> tuple[RunnableConfig, str, list[list[BaseMessage]], dict[str, Any]]:
+        """The config, name, inputs and start-event keywords of `call`'s run."""
+        stop = call.stop
+        params = {"_type": self._llm_type, **self._identifying_params, "stop": stop, **call.kwargs}
+        extra = {"invocation_params": params, "options": {"stop": stop}, "batch_size": 1}
+        return self._own_config(call.config), self.get_name(), [call.messages], extra
+
+    def _cut_at_stop(self, result: ChatResult, stop: list[str] | None) -> ChatResult:
+        """`result` cut at the client-side stop sequences (unchanged without them)."""
+        if not self.client_side_stop:
+            return result
+        return cut_result(result, self._client_stop(stop))
 
     def _can_stream(self, kwargs: Mapping[str, Any]) -> bool:
         cls = type(self)
@@ -273,6 +306,17 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     _generate_from_stream = generate_from_stream
     _agenerate_from_stream = agenerate_from_stream
 
+    def _as_call(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None,
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+    ) -> tuple[ModelCall, tuple[ModelInterceptor, ...]]:
+        """What a `stream` call asks, and the interceptors it goes through."""
+        call = ModelCall(self, self._convert_input(input), stop, kwargs, ensure_config(config))
+        return call, INTERCEPTORS.get()
+
     def invoke(
         self,
         input: LanguageModelInput,
@@ -294,37 +338,22 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         interceptors = INTERCEPTORS.get()
         if interceptors:
             return run_invoke(interceptors, ModelCall(self, messages, stop, kwargs, config))
-        return self._invoke_messages(messages, config, stop, kwargs)
-
-    def _invoke_messages(
-        self,
-        messages: list[BaseMessage],
-        config: RunnableConfig,
-        stop: list[str] | None,
-        kwargs: dict[str, Any],
-    ) -> AIMessage:
-        """`invoke` past its input conversion and the interceptors (what ``proceed`` runs)."""
-        run = None
         if config.get("callbacks"):
-            run = start_run(
-                self._own_config(config),
-                "chat_model",
-                self.get_name(),
-                [messages],
-                **self._start_extra(stop, kwargs),
-            )
+            return self._invoke_call(ModelCall(self, messages, stop, kwargs, config))
+        return reply_of(self._cut_at_stop(self._generate(messages, stop=stop, **kwargs), stop))
+
+    def _invoke_call(self, call: ModelCall) -> AIMessage:
+        """`invoke` past its input conversion and the interceptors (what ``proceed`` runs)."""
+        messages, stop, kwargs = call.messages, call.stop, call.kwargs
+        run = self._chat_run(call)
         if run is None:
-            result = self._generate(messages, stop=stop, **kwargs)
-            if self.client_side_stop:
-                result = cut_result(result, self._client_stop(stop))
-            return reply_of(result)
+            return reply_of(self._cut_at_stop(self._generate(messages, stop=stop, **kwargs), stop))
         try:
             if self._streams_for(run, kwargs):
                 result = self._generate_from_stream(messages, stop, run, kwargs)
             else:
                 result = self._generate(messages, stop=stop, run_manager=run, **kwargs)
-                if self.client_side_stop:
-                    result = cut_result(result, self._client_stop(stop))
+                result = self._cut_at_stop(result, stop)
         except BaseException as exc:
             run.on_error(exc)
             raise
@@ -345,37 +374,26 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         interceptors = INTERCEPTORS.get()
         if interceptors:
             return await run_ainvoke(interceptors, ModelCall(self, messages, stop, kwargs, config))
-        return await self._ainvoke_messages(messages, config, stop, kwargs)
-
-    async def _ainvoke_messages(
-        self,
-        messages: list[BaseMessage],
-        config: RunnableConfig,
-        stop: list[str] | None,
-        kwargs: dict[str, Any],
-    ) -> AIMessage:
-        """Async `_invoke_messages`."""
-        run = None
         if config.get("callbacks"):
-            run = await astart_run(
-                self._own_config(config),
-                "chat_model",
-                self.get_name(),
-                [messages],
-                **self._start_extra(stop, kwargs),
-            )
+            return await self._ainvoke_call(ModelCall(self, messages, stop, kwargs, config))
+        return reply_of(
+            self._cut_at_stop(await self._agenerate(messages, stop=stop, **kwargs), stop)
+        )
+
+    async def _ainvoke_call(self, call: ModelCall) -> AIMessage:
+        """Async `_invoke_call`."""
+        messages, stop, kwargs = call.messages, call.stop, call.kwargs
+        run = await self._achat_run(call)
         if run is None:
-            result = await self._agenerate(messages, stop=stop, **kwargs)
-            if self.client_side_stop:
-                result = cut_result(result, self._client_stop(stop))
-            return reply_of(result)
+            return reply_of(
+                self._cut_at_stop(await self._agenerate(messages, stop=stop, **kwargs), stop)
+            )
         try:
             if self._streams_for(run, kwargs):
                 result = await self._agenerate_from_stream(messages, stop, run, kwargs)
             else:
                 result = await self._agenerate(messages, stop=stop, run_manager=run, **kwargs)
-                if self.client_side_stop:
-                    result = cut_result(result, self._client_stop(stop))
+                result = self._cut_at_stop(result, stop)
         except BaseException as exc:
             await run.aon_error(exc)
             raise
@@ -399,42 +417,24 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         A model without `_stream` (or with streaming disabled) yields its whole reply as one
         chunk. The chunks add up (``+``) to the reply.
         """
-        config = ensure_config(config)
-        messages = self._convert_input(input)
-        interceptors = INTERCEPTORS.get()
-        if interceptors:
-            yield from run_stream(interceptors, ModelCall(self, messages, stop, kwargs, config))
-        else:
-            yield from self._stream_messages(messages, config, stop, kwargs)
+        call, interceptors = self._as_call(input, config, stop, kwargs)
+        yield from run_stream(interceptors, call) if interceptors else self._stream_call(call)
 
-    def _stream_messages(
-        self,
-        messages: list[BaseMessage],
-        config: RunnableConfig,
-        stop: list[str] | None,
-        kwargs: dict[str, Any],
-    ) -> Iterator[AIMessageChunk]:
+    def _stream_call(self, call: ModelCall) -> Iterator[AIMessageChunk]:
         """`stream` past its input conversion and the interceptors (what ``proceed`` runs)."""
-        if not self._can_stream(kwargs) or type(self)._stream is BaseChatModel._stream:
-            yield as_chunk(self._invoke_messages(messages, config, stop, kwargs))
+        if not self._can_stream(call.kwargs) or type(self)._stream is BaseChatModel._stream:
+            yield as_chunk(self._invoke_call(call))
             return
-        run = None
-        if config.get("callbacks"):
-            run = start_run(
-                self._own_config(config),
-                "chat_model",
-                self.get_name(),
-                [messages],
-                **self._start_extra(stop, kwargs),
-            )
-        chunks = cut_stream(self._stream(messages, stop, run, **kwargs), self._markers(stop))
+        run = self._chat_run(call)
+        stream = self._stream(call.messages, call.stop, run, **call.kwargs)
+        chunks = emitting(cut_stream(stream, self._markers(call.stop)), run)
         if run is None:
-            for chunk in emitting(chunks, None):
+            for chunk in chunks:
                 yield chunk.message
             return
         seen: list[ChatGenerationChunk] = []
         try:
-            for chunk in emitting(chunks, run):
+            for chunk in chunks:
                 seen.append(chunk)
                 yield chunk.message
         except BaseException as exc:
@@ -451,48 +451,29 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         **kwargs: Any,
     ) -> AsyncIterator[AIMessageChunk]:
         """Async `stream`: `_astream`, which iterates `_stream` in a thread unless overridden."""
-        config = ensure_config(config)
-        messages = self._convert_input(input)
-        interceptors = INTERCEPTORS.get()
-        chunks = (
-            run_astream(interceptors, ModelCall(self, messages, stop, kwargs, config))
-            if interceptors
-            else self._astream_messages(messages, config, stop, kwargs)
-        )
+        call, interceptors = self._as_call(input, config, stop, kwargs)
+        chunks = run_astream(interceptors, call) if interceptors else self._astream_call(call)
         try:
             async for chunk in chunks:
                 yield chunk
         finally:
             await chunks.aclose()
 
-    async def _astream_messages(
-        self,
-        messages: list[BaseMessage],
-        config: RunnableConfig,
-        stop: list[str] | None,
-        kwargs: dict[str, Any],
-    ) -> AsyncGenerator[AIMessageChunk, None]:
-        """Async `_stream_messages`."""
-        if not self._can_stream(kwargs):
-            yield as_chunk(await self._ainvoke_messages(messages, config, stop, kwargs))
+    async def _astream_call(self, call: ModelCall) -> AsyncGenerator[AIMessageChunk, None]:
+        """Async `_stream_call`."""
+        if not self._can_stream(call.kwargs):
+            yield as_chunk(await self._ainvoke_call(call))
             return
-        run = None
-        if config.get("callbacks"):
-            run = await astart_run(
-                self._own_config(config),
-                "chat_model",
-                self.get_name(),
-                [messages],
-                **self._start_extra(stop, kwargs),
-            )
-        chunks = acut_stream(self._astream(messages, stop, run, **kwargs), self._markers(stop))
+        run = await self._achat_run(call)
+        stream = self._astream(call.messages, call.stop, run, **call.kwargs)
+        chunks = aemitting(acut_stream(stream, self._markers(call.stop)), run)
         if run is None:
-            async for chunk in aemitting(chunks, None):
+            async for chunk in chunks:
                 yield chunk.message
             return
         seen: list[ChatGenerationChunk] = []
         try:
-            async for chunk in aemitting(chunks, run):
+            async for chunk in chunks:
                 seen.append(chunk)
                 yield chunk.message
         except BaseException as exc:

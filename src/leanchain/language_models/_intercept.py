@@ -124,28 +124,28 @@ class ModelCall:
         from ._answer import stand_in
 
         model = stand_in(self.model, reply)
-        return model._invoke_messages(self.messages, self.config, self.stop, self.kwargs)
+        return model._invoke_call(self)
 
     async def aanswer(self, reply: Reply) -> AIMessage:
         """Async `answer`."""
         from ._answer import stand_in
 
         model = stand_in(self.model, reply)
-        return await model._ainvoke_messages(self.messages, self.config, self.stop, self.kwargs)
+        return await model._ainvoke_call(self)
 
     def answer_stream(self, reply: Reply) -> Iterator[AIMessageChunk]:
         """`answer` for a `stream` call: the chunks of `reply` (a whole reply: one chunk)."""
         from ._answer import stand_in
 
         model = stand_in(self.model, reply)
-        return model._stream_messages(self.messages, self.config, self.stop, self.kwargs)
+        return model._stream_call(self)
 
     def aanswer_stream(self, reply: Reply) -> AsyncIterator[AIMessageChunk]:
         """`answer_stream` for an `astream` call."""
         from ._answer import stand_in
 
         model = stand_in(self.model, reply)
-        return model._astream_messages(self.messages, self.config, self.stop, self.kwargs)
+        return model._astream_call(self)
 
 
 class ModelInterceptor:
@@ -245,7 +245,7 @@ def run_invoke(interceptors: tuple[ModelInterceptor, ...], call: ModelCall) -> A
 
     def step(index: int) -> AIMessage:
         if index == len(chain):
-            return call.model._invoke_messages(call.messages, call.config, call.stop, call.kwargs)
+            return call.model._invoke_call(call)
         interceptor = chain[index]
         reply = interceptor.invoke(call, lambda: step(index + 1))
         if not isinstance(reply, AIMessage):
@@ -261,9 +261,7 @@ async def run_ainvoke(interceptors: tuple[ModelInterceptor, ...], call: ModelCal
 
     async def step(index: int) -> AIMessage:
         if index == len(chain):
-            return await call.model._ainvoke_messages(
-                call.messages, call.config, call.stop, call.kwargs
-            )
+            return await call.model._ainvoke_call(call)
         interceptor = chain[index]
         reply = await interceptor.ainvoke(call, lambda: step(index + 1))
         if not isinstance(reply, AIMessage):
@@ -281,7 +279,7 @@ def run_stream(
 
     def step(index: int) -> Iterator[AIMessageChunk]:
         if index == len(chain):
-            return call.model._stream_messages(call.messages, call.config, call.stop, call.kwargs)
+            return call.model._stream_call(call)
         interceptor = chain[index]
         return _checked(interceptor, interceptor.stream(call, lambda: step(index + 1)))
 
@@ -296,7 +294,7 @@ def run_astream(
 
     def step(index: int) -> AsyncGenerator[AIMessageChunk, None]:
         if index == len(chain):
-            return call.model._astream_messages(call.messages, call.config, call.stop, call.kwargs)
+            return call.model._astream_call(call)
         interceptor = chain[index]
         return _achecked(interceptor, interceptor.astream(call, lambda: step(index + 1)))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from leanchain.callbacks.manager import RunManager, RunType, abegin_run, begin_run
+from leanchain.callbacks.manager import RunManager, RunType, astart_run, start_run
 from leanchain.runnables._chunks import aclose, add, close
 from leanchain.runnables._inputs import AsyncInputSum, InputSum
 from leanchain.runnables.config import RunnableConfig, _current, ensure_config
@@ -47,7 +47,7 @@ def call_with_config(
     config = ensure_config(config)
     if not config.get("callbacks"):
         return func(input, config, None)
-    run = begin_run(config, run_type, self.get_name(), input)
+    run = start_run(config, run_type, self.get_name(), input)
     if run is None:
         return func(input, config, None)
     try:
@@ -70,7 +70,7 @@ async def acall_with_config(
     config = ensure_config(config)
     if not config.get("callbacks"):
         return await func(input, config, None)
-    run = await abegin_run(config, run_type, self.get_name(), input)
+    run = await astart_run(config, run_type, self.get_name(), input)
     if run is None:
         return await func(input, config, None)
     try:
@@ -100,7 +100,7 @@ def transform_with_config(
         return
     inputs = InputSum(input)
     inputs.pull_first()
-    run = begin_run(config, run_type, self.get_name(), "")
+    run = start_run(config, run_type, self.get_name(), "")
     if run is None:
         yield from func(inputs, config, None)
         return
@@ -152,7 +152,7 @@ async def atransform_with_config(
         return
     inputs = AsyncInputSum(input)
     await inputs.pull_first()
-    run = await abegin_run(config, run_type, self.get_name(), "")
+    run = await astart_run(config, run_type, self.get_name(), "")
     if run is None:
         chunks = func(inputs, config, None)
         try:

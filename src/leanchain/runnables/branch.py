@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from leanchain.callbacks.manager import RunManager, abegin_run, begin_run
+from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.runnables._chunks import aclose, add, close
 from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
 from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
@@ -92,7 +92,7 @@ class RunnableBranch(Runnable[Input, Output]):
         """Invoke the first branch whose condition is truthy, else the default."""
         config = ensure_config(config)
         run = (
-            begin_run(config, "chain", self.get_name(), input) if config.get("callbacks") else None
+            start_run(config, "chain", self.get_name(), input) if config.get("callbacks") else None
         )
         try:
             runnable, child = self._choose(input, config, run)
@@ -111,7 +111,7 @@ class RunnableBranch(Runnable[Input, Output]):
         """Async `invoke`: conditions and the branch are awaited."""
         config = ensure_config(config)
         run = (
-            await abegin_run(config, "chain", self.get_name(), input)
+            await astart_run(config, "chain", self.get_name(), input)
             if config.get("callbacks")
             else None
         )
@@ -132,7 +132,7 @@ class RunnableBranch(Runnable[Input, Output]):
         """Stream the chosen branch's chunks as it makes them."""
         config = ensure_config(config)
         run = (
-            begin_run(config, "chain", self.get_name(), input) if config.get("callbacks") else None
+            start_run(config, "chain", self.get_name(), input) if config.get("callbacks") else None
         )
         if run is None:
             runnable, child = self._choose(input, config, None)
@@ -167,7 +167,7 @@ class RunnableBranch(Runnable[Input, Output]):
         """Async `stream`."""
         config = ensure_config(config)
         run = (
-            await abegin_run(config, "chain", self.get_name(), input)
+            await astart_run(config, "chain", self.get_name(), input)
             if config.get("callbacks")
             else None
         )

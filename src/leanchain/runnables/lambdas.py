@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 from typing_extensions import TypeVar
 
 from leanchain.callbacks.defaults import DEFAULT_HANDLERS
-from leanchain.callbacks.manager import RunManager, begin_run, silent_run
+from leanchain.callbacks.manager import RunManager, silent_run, start_run
 from leanchain.runnables._chunks import aclose
 from leanchain.runnables._coerce import _TakesConfig, _TakesRunManager
 from leanchain.runnables._func_calls import acall_func, astream_func, call_func, stream_func
@@ -249,7 +249,7 @@ class RunnableLambda(Runnable[Input, Output]):
                 if type(self).get_name is _GET_NAME
                 else self.get_name()
             )
-            run = begin_run(config, "chain", name, input)
+            run = start_run(config, "chain", name, input)
             if run is not None:
                 child = run.child_config(config)
                 try:

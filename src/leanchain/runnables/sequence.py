@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
-from leanchain.callbacks.manager import RunManager, abegin_run, begin_run
+from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.runnables._chunks import aclose
 from leanchain.runnables._configurable_specs import ConfigurableFieldSpec, get_unique_config_specs
 from leanchain.runnables.base import Input, Output, Runnable, coerce_to_runnable
@@ -72,7 +72,7 @@ class RunnableSequence(Runnable[Input, Output]):
         """Run every step in order."""
         config = ensure_config(config)
         if config.get("callbacks"):
-            run = begin_run(config, "chain", self.get_name(), input)
+            run = start_run(config, "chain", self.get_name(), input)
             if run is not None:
                 return self._invoke_traced(input, config, run, kwargs)
         config = strip_run_keys(config)
@@ -107,7 +107,7 @@ class RunnableSequence(Runnable[Input, Output]):
         """Run every step in order, awaiting each."""
         config = ensure_config(config)
         run = (
-            await abegin_run(config, "chain", self.get_name(), input)
+            await astart_run(config, "chain", self.get_name(), input)
             if config.get("callbacks")
             else None
         )

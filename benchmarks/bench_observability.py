@@ -28,8 +28,8 @@ from typing import Any
 
 from benchmarks._util import median_time, paired_times, print_table, row, scaled
 from leanchain.callbacks import BaseCallbackHandler
-from leanchain.callbacks._event_sync import on_producer
-from leanchain.callbacks._producers import start_producer
+from leanchain.callbacks.events._producers import start_producer
+from leanchain.callbacks.events._sync import on_producer
 from leanchain.runnables import Runnable, RunnableLambda, ensure_config
 from leanchain.tracing import OpenTelemetryCallbackHandler
 

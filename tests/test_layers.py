@@ -50,7 +50,6 @@ PENDING = {
         "leanchain.language_models.adapters"
     ),
     "providers/_openai_convert.py: leanchain.messages._openai": "leanchain.messages",
-    "runnables/_event_module.py: leanchain.callbacks._event_stream": "leanchain.callbacks.events",
     "tools/_output.py: leanchain.messages._encodable": "leanchain.messages",
     "tools/_runs.py: leanchain.messages._encodable": "leanchain.messages",
 }

@@ -24,7 +24,7 @@ def test_callbacks_exports() -> None:
         "remove_default_handler",
     ]
     public = {n for n in dir(leanchain.callbacks) if not n.startswith("_")}
-    modules = {"base", "console", "defaults", "manager", "weak"}
+    modules = {"base", "console", "defaults", "events", "manager", "weak"}
     assert public - modules - {"annotations"} == set(leanchain.callbacks.__all__)
 
 

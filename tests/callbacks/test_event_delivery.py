@@ -1,5 +1,5 @@
 """Where sync `stream_events` runs a run: on a producer thread while anyone could watch it go
-on, in the caller's thread once it is known to be over before anyone could (`_event_sync`)."""
+on, in the caller's thread once it is known to be over before anyone could (`events._sync`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from leanchain.callbacks import StreamEvent, _event_sync
+from leanchain.callbacks import StreamEvent
+from leanchain.callbacks.events import _sync as _event_sync
 from leanchain.callbacks.weak import WeakMemo
 from leanchain.language_models import FakeListChatModel
 from leanchain.runnables import Runnable, RunnableGenerator, RunnableLambda

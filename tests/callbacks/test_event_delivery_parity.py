@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leanchain.callbacks import StreamEvent
-from leanchain.callbacks._event_sync import _in_caller, on_producer
+from leanchain.callbacks.events._sync import _in_caller, on_producer
 from leanchain.runnables import (
     Runnable,
     RunnableBranch,

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from leanchain.callbacks import _producers
+from leanchain.callbacks.events import _producers
 from leanchain.runnables import RunnableLambda
 
 CONSUMERS = 6

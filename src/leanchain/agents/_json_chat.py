@@ -3,7 +3,7 @@
 It is the structured-chat agent's sibling (LangChain's sixth factory): the same JSON blob and
 parser, but the scratchpad is a message exchange (`format_log_to_messages`): each reply as an
 `AIMessage`, then the tool's response in a `HumanMessage` written with
-``template_tool_response``. It is assembled like every other factory (`factories._assemble`),
+``template_tool_response``. It is assembled like every other factory (`_assembly.assemble`),
 so ``early_stopping_method="generate"`` works with it too.
 """
 
@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Final
 
-from leanchain.agents.factories import (
-    AgentRunnable,
+from leanchain.agents._agent_runnable import AgentRunnable
+from leanchain.agents._assembly import (
     SingleDecision,
     ToolsRenderer,
-    _assemble,
-    _missing_variables,
-    _with_stop,
+    assemble,
+    missing_variables,
+    with_stop,
 )
 from leanchain.agents.format_scratchpad import format_log_to_messages
 from leanchain.agents.output_parsers import JSONAgentOutputParser
@@ -66,14 +66,14 @@ def create_json_chat_agent(
         TemplateValidationError: `template_tool_response` is not a safe template.
     """
     required = {"tools", "tool_names", "agent_scratchpad"}
-    _missing_variables(prompt, required)  # before the template, as in LangChain
+    missing_variables(prompt, required)  # before the template, as in LangChain
     _check_tool_response(template_tool_response)
-    return _assemble(
+    return assemble(
         llm=llm,
         prompt=prompt,
         required=required,
-        llm_step=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
-        final_llm=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
+        llm_step=lambda: with_stop(llm, stop_sequence, "\nObservation"),
+        final_llm=lambda: with_stop(llm, stop_sequence, "\nObservation"),
         format_scratchpad=partial(
             format_log_to_messages, template_tool_response=template_tool_response
         ),

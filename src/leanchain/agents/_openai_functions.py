@@ -4,7 +4,7 @@ The model is given the tools as OpenAI *functions* (``llm.bind(functions=[...])`
 with one ``additional_kwargs["function_call"]`` (`OpenAIFunctionsAgentOutputParser`); the
 scratchpad replays each call and its result as a `FunctionMessage`
 (`format_to_openai_function_messages`). Same four stages as every factory
-(`factories._assemble`). New code should prefer `create_tool_calling_agent`; this one is here
+(`_assembly.assemble`). New code should prefer `create_tool_calling_agent`; this one is here
 so that old agents port.
 """
 
@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from leanchain.agents.factories import TOOL_CALLING_FINAL_ANSWER, AgentRunnable, _assemble
+from leanchain.agents._agent_runnable import AgentRunnable
+from leanchain.agents._assembly import assemble
+from leanchain.agents.factories import TOOL_CALLING_FINAL_ANSWER
 from leanchain.agents.format_scratchpad.openai_functions import (
     format_to_openai_function_messages,
 )
@@ -52,7 +54,7 @@ def create_openai_functions_agent(
     def functions() -> list[dict[str, Any]]:
         return [convert_to_openai_function(t) for t in tools]
 
-    return _assemble(
+    return assemble(
         llm=llm,
         prompt=prompt,
         required={"agent_scratchpad"},

@@ -14,15 +14,23 @@ prompt | llm step | parser``; the factories differ only in those four choices (D
 
 The result is an `AgentRunnable`: a `RunnableSequence` of those four steps that also keeps
 its parts, so that the executor's "generate" early stopping can make one more model call with
-no tools (`AgentRunnable.build_final_answer_chain`).
+no tools (`AgentRunnable.build_final_answer_chain`). The assembly itself, which every factory
+(and `create_json_chat_agent`, `create_openai_functions_agent`) uses, is `_assembly.assemble`.
 """  # noqa: E501
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeAlias
+from typing import Any, Final
 
-from leanchain.agents._agent_runnable import AgentRunnable, Decision
+from leanchain.agents._agent_runnable import AgentRunnable
+from leanchain.agents._assembly import (
+    MultiDecision,
+    SingleDecision,
+    ToolsRenderer,
+    assemble,
+    with_stop,
+)
 from leanchain.agents.format_scratchpad import (
     format_log_to_str,
     format_to_openai_tool_messages,
@@ -37,7 +45,6 @@ from leanchain.agents.output_parsers import (
     ToolsAgentOutputParser,
     XMLAgentOutputParser,
 )
-from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import AgentConfigurationError
 from leanchain.messages import BaseMessage
 from leanchain.output_parsers import BaseOutputParser
@@ -54,10 +61,6 @@ __all__ = [
     "create_tool_calling_agent",
     "create_xml_agent",
 ]
-
-MultiDecision: TypeAlias = list[AgentAction] | AgentFinish
-SingleDecision: TypeAlias = AgentAction | AgentFinish
-ToolsRenderer: TypeAlias = Callable[[list[BaseTool]], str]
 
 TOOL_CALLING_FINAL_ANSWER: Final = (
     "You have reached the limit of steps for this task, so no more tools can be called. "
@@ -77,65 +80,6 @@ XML_FINAL_ANSWER: Final = (
     "final answer now, based on the observations above, between <final_answer> and "
     "</final_answer>."
 )
-
-
-def _missing_variables(prompt: BasePromptTemplate, required: set[str]) -> None:
-    """Raise if `prompt` neither takes nor pre-fills every required variable.
-
-    Raises:
-        AgentConfigurationError: "Prompt missing required variables: {...}" (sorted).
-    """
-    have = {*prompt.input_variables, *prompt.partial_variables, *prompt.optional_variables}
-    missing = required - have
-    if missing:
-        names = ", ".join(repr(name) for name in sorted(missing))
-        raise AgentConfigurationError(f"Prompt missing required variables: {{{names}}}")
-
-
-def _with_stop(llm: Runnable[Any, Any], stop_sequence: bool | list[str], default: str) -> Any:
-    if not stop_sequence:
-        return llm
-    return llm.bind(stop=[default] if stop_sequence is True else list(stop_sequence))
-
-
-def _assemble(
-    *,
-    llm: Runnable[Any, Any],
-    prompt: BasePromptTemplate,
-    required: set[str],
-    llm_step: Callable[[], Runnable[Any, Any]],
-    final_llm: Callable[[], Runnable[Any, Any]],
-    format_scratchpad: Callable[[Steps], Any],
-    output_parser: BaseOutputParser[Decision],
-    final_instruction: str,
-    tools: Sequence[BaseTool] | None = None,
-    tools_renderer: ToolsRenderer | None = None,
-    rebuild: Callable[[Sequence[BaseTool]], AgentRunnable[Decision]] | None = None,
-) -> AgentRunnable[Decision]:
-    """The one assembly every factory uses: check the prompt, fill partials, join the stages.
-
-    With `tools_renderer`, ``tools`` is filled in with the rendered tools, and ``tool_names``
-    with their names joined by ", " when the prompt uses it. `tools` are the tools the agent
-    knows (the executor checks it has them); `rebuild` builds the agent for other tools.
-    """
-    _missing_variables(prompt, required)
-    if tools_renderer is not None:
-        tool_list = list(tools or ())
-        partials: dict[str, Any] = {"tools": tools_renderer(tool_list)}
-        if "tool_names" in required:
-            partials["tool_names"] = ", ".join(t.name for t in tool_list)
-        prompt = prompt.partial(**partials)
-    return AgentRunnable(
-        prompt=prompt,
-        llm=llm,
-        llm_step=llm_step(),
-        final_llm=final_llm,
-        format_scratchpad=format_scratchpad,
-        output_parser=output_parser,
-        final_instruction=final_instruction,
-        tools=tools or (),
-        rebuild=rebuild,
-    )
 
 
 def create_tool_calling_agent(
@@ -158,7 +102,7 @@ def create_tool_calling_agent(
             ``bind_tools``.
         NotImplementedError: the model's class does not implement ``bind_tools``.
     """
-    return _assemble(
+    return assemble(
         llm=llm,
         prompt=prompt,
         required={"agent_scratchpad"},
@@ -213,7 +157,7 @@ def create_openai_tools_agent(
     def schemas() -> list[dict[str, Any]]:
         return [convert_to_openai_tool(t, strict=strict) for t in tools]
 
-    return _assemble(
+    return assemble(
         llm=llm,
         prompt=prompt,
         required={"agent_scratchpad"},
@@ -251,12 +195,12 @@ def create_react_agent(
     Raises:
         AgentConfigurationError: the prompt lacks a required variable.
     """
-    return _assemble(
+    return assemble(
         llm=llm,
         prompt=prompt,
         required={"tools", "tool_names", "agent_scratchpad"},
-        llm_step=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
-        final_llm=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
+        llm_step=lambda: with_stop(llm, stop_sequence, "\nObservation"),
+        final_llm=lambda: with_stop(llm, stop_sequence, "\nObservation"),
         format_scratchpad=format_log_to_str,
         output_parser=output_parser or ReActSingleInputOutputParser(),
         final_instruction=REACT_FINAL_ANSWER,
@@ -290,12 +234,12 @@ def create_structured_chat_agent(
     Raises:
         AgentConfigurationError: the prompt lacks a required variable.
     """
-    return _assemble(
+    return assemble(
         llm=llm,
         prompt=prompt,
         required={"tools", "tool_names", "agent_scratchpad"},
-        llm_step=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
-        final_llm=lambda: _with_stop(llm, stop_sequence, "\nObservation"),
+        llm_step=lambda: with_stop(llm, stop_sequence, "\nObservation"),
+        final_llm=lambda: with_stop(llm, stop_sequence, "\nObservation"),
         format_scratchpad=format_log_to_str,
         output_parser=JSONAgentOutputParser(),
         final_instruction=STRUCTURED_CHAT_FINAL_ANSWER,
@@ -330,12 +274,12 @@ def create_xml_agent(
     Raises:
         AgentConfigurationError: the prompt lacks a required variable.
     """
-    return _assemble(
+    return assemble(
         llm=llm,
         prompt=prompt,
         required={"tools", "agent_scratchpad"},
-        llm_step=lambda: _with_stop(llm, stop_sequence, "</tool_input>"),
-        final_llm=lambda: _with_stop(llm, stop_sequence, "</tool_input>"),
+        llm_step=lambda: with_stop(llm, stop_sequence, "</tool_input>"),
+        final_llm=lambda: with_stop(llm, stop_sequence, "</tool_input>"),
         format_scratchpad=format_xml,
         output_parser=XMLAgentOutputParser(),
         final_instruction=XML_FINAL_ANSWER,

@@ -16,10 +16,10 @@ _EXPORTS: dict[str, str] = {
     "CallbackManager": "leanchain.callbacks.manager",
     "Callbacks": "leanchain.callbacks.manager",
     "ConsoleCallbackHandler": "leanchain.callbacks.console",
-    "EventData": "leanchain.callbacks._event_types",
+    "EventData": "leanchain.callbacks.events",
     "RunManager": "leanchain.callbacks.manager",
     "StdOutCallbackHandler": "leanchain.callbacks._stdout",
-    "StreamEvent": "leanchain.callbacks._event_types",
+    "StreamEvent": "leanchain.callbacks.events",
     "add_default_handler": "leanchain.callbacks.defaults",
     "adispatch_custom_event": "leanchain.callbacks._custom",
     "default_handlers": "leanchain.callbacks.defaults",
@@ -60,7 +60,6 @@ def __dir__() -> list[str]:
 
 if _typing.TYPE_CHECKING:
     from leanchain.callbacks._custom import adispatch_custom_event, dispatch_custom_event
-    from leanchain.callbacks._event_types import EventData, StreamEvent
     from leanchain.callbacks._stdout import StdOutCallbackHandler
     from leanchain.callbacks.base import AsyncCallbackHandler, BaseCallbackHandler
     from leanchain.callbacks.console import ConsoleCallbackHandler
@@ -69,4 +68,5 @@ if _typing.TYPE_CHECKING:
         default_handlers,
         remove_default_handler,
     )
+    from leanchain.callbacks.events import EventData, StreamEvent
     from leanchain.callbacks.manager import CallbackManager, Callbacks, RunManager

@@ -1,4 +1,4 @@
-"""The event-stream module (`leanchain.callbacks._event_stream`), for `Runnable.stream_events`.
+"""The event-stream module (`leanchain.callbacks.events`), for `Runnable.stream_events`.
 
 Imported on the first event stream, not when `runnables` is imported (most programs never
 stream events), then kept: an import statement on every call costs more than the lookup.
@@ -14,10 +14,11 @@ _module: ModuleType | None = None
 
 
 def event_stream() -> ModuleType:
-    """`leanchain.callbacks._event_stream`, imported on first use."""
+    """`leanchain.callbacks.events` with its entry points loaded, imported on first use."""
     global _module
     if _module is None:
-        from leanchain.callbacks import _event_stream
+        from leanchain.callbacks import events
+        from leanchain.callbacks.events import astream_events, stream_events  # noqa: F401
 
-        _module = _event_stream
+        _module = events
     return _module

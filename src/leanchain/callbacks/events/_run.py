@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, TypeAlias
 
-from leanchain.callbacks._event_types import StreamEvent
+from leanchain.callbacks.events._types import StreamEvent
 
 __all__ = ["CHAIN_EVENTS", "EVENT_NAMES", "UNKNOWN", "EventRun", "event_of"]
 

@@ -2,7 +2,7 @@
 
 The sync form runs the runnable's `stream` on a producer thread whose `EventCollector` feeds
 a queue that the caller's generator drains, unless the run is known to be over before anyone
-could see it go on (`_event_sync`); the async form runs `astream` as a task feeding a buffer
+could see it go on (`_sync`); the async form runs `astream` as a task feeding a buffer
 that the caller's generator drains. Either way an event reaches the caller as soon as it
 happens, not when the next output chunk does: a model's tokens arrive while the model is
 still answering, even inside an agent. Closing the stream early stops the run at its next
@@ -16,9 +16,9 @@ from collections import deque
 from collections.abc import AsyncGenerator, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from leanchain.callbacks._event_sync import DONE, sync_events, with_collector
-from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
-from leanchain.callbacks._events import EventCollector
+from leanchain.callbacks.events._collector import EventCollector
+from leanchain.callbacks.events._sync import DONE, sync_events, with_collector
+from leanchain.callbacks.events._types import EventFilter, StreamClosed, StreamEvent
 
 if TYPE_CHECKING:
     from leanchain.runnables.base import Runnable

@@ -27,9 +27,9 @@ from queue import SimpleQueue
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, cast
 
-from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
-from leanchain.callbacks._events import EventCollector
-from leanchain.callbacks._producers import start_producer
+from leanchain.callbacks.events._collector import EventCollector
+from leanchain.callbacks.events._producers import start_producer
+from leanchain.callbacks.events._types import EventFilter, StreamClosed, StreamEvent
 from leanchain.callbacks.manager import merge_callbacks
 from leanchain.callbacks.weak import WeakMemo
 

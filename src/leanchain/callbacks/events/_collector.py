@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
-from leanchain.callbacks._event_run import CHAIN_EVENTS, EVENT_NAMES, UNKNOWN, EventRun, event_of
-from leanchain.callbacks._event_types import EventFilter, StreamClosed, StreamEvent
 from leanchain.callbacks._run_ids import run_id_str
 from leanchain.callbacks.base import BaseCallbackHandler
+from leanchain.callbacks.events._run import CHAIN_EVENTS, EVENT_NAMES, UNKNOWN, EventRun, event_of
+from leanchain.callbacks.events._types import EventFilter, StreamClosed, StreamEvent
 
 __all__ = ["EventCollector"]
 

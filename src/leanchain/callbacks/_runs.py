@@ -185,6 +185,7 @@ class RunManager:
 
     def child(self, tag: str | None = None) -> CallbackManager:
         """A manager for a child run; `tag` (e.g. ``seq:step:1``) labels that child only."""
+        # Without `__init__` (whose table starts empty, to be built again): the child shares it.
         manager: CallbackManager = _new_object(CallbackManager)
         manager.handlers = self.handlers
         manager.parent_run_id = self.run_id
@@ -203,7 +204,7 @@ class RunManager:
         if "run_name" in child or "run_id" in child:
             child.pop("run_name", None)
             child.pop("run_id", None)
-        # `child` written out: every traced run makes one of these.
+        # `child` written out, `__init__` skipped the same way: every traced run makes one.
         manager: CallbackManager = _new_object(CallbackManager)
         manager.handlers = self.handlers
         manager.parent_run_id = self.run_id

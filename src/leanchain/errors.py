@@ -27,7 +27,6 @@ The tree (builtin bases in brackets, where the meaning matches)::
     │       └── StreamError                  an error event or a broken stream mid-answer
     ├── AgentError
     │   ├── AgentConfigurationError [ValueError]   a factory or executor set up wrongly
-    │   ├── AgentStepError                   a step failed; names the step and the tool or model
     │   ├── AgentLoopError                   LoopGuard stopped a run that kept repeating itself
     │   ├── UsageLimitExceeded               UsageLimits stopped a run that would cross a limit
     │   ├── ApprovalError [ValueError]       a decision HumanApproval cannot apply (nothing ran)
@@ -49,7 +48,6 @@ __all__ = [
     "AgentConfigurationError",
     "AgentError",
     "AgentLoopError",
-    "AgentStepError",
     "ApprovalError",
     "AuthenticationError",
     "BadRequestError",
@@ -325,10 +323,6 @@ class AgentError(LeanchainError):
 
 class AgentConfigurationError(AgentError, ValueError):
     """An agent factory or executor was given a prompt, model or tools it cannot work with."""
-
-
-class AgentStepError(AgentError):
-    """A step of an agent run failed; the message names the iteration and what failed."""
 
 
 class AgentLoopError(AgentError):

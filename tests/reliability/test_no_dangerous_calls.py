@@ -56,6 +56,7 @@ IMPORT_MODULE_ALLOWED: Final = {
     "agents/__init__.py": "lazy package exports: module names come from the fixed _EXPORTS table",
     "agents/middleware/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "callbacks/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
+    "callbacks/events/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "messages/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "runnables/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "cli/_graph.py": "`leanchain graph MODULE:ATTR` imports the module its user names, like "

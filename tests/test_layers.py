@@ -44,14 +44,11 @@ PENDING = {
     "agents/middleware/_history.py: leanchain.messages._trim": "(a public name in messages)",
     "agents/middleware/_summary.py: leanchain.callbacks._weak": "leanchain.callbacks.weak",
     "agents/middleware/_tool_policy.py: leanchain.tools._output": "(a public name in tools)",
-    "agents/schema.py: leanchain.messages._encodable": "leanchain.messages",
     "providers/_flow.py: leanchain.language_models._stop": "leanchain.language_models.adapters",
     "providers/_openai.py: leanchain.language_models._structured": (
         "leanchain.language_models.adapters"
     ),
     "providers/_openai_convert.py: leanchain.messages._openai": "leanchain.messages",
-    "tools/_output.py: leanchain.messages._encodable": "leanchain.messages",
-    "tools/_runs.py: leanchain.messages._encodable": "leanchain.messages",
 }
 """Cross-package private imports not yet moved to the public home named (files that other work
 was changing at the time): the owner of each file swaps the import and deletes its line here."""

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from leanchain.messages._encodable import content_text
+from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, content_text
 
 __all__ = [
     "AgentAction",

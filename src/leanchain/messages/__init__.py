@@ -43,6 +43,8 @@ _EXPORTS: dict[str, str] = {
     "message_to_dict": "leanchain.messages._convert",
     "messages_from_dict": "leanchain.messages._convert",
     "messages_to_dict": "leanchain.messages._convert",
+    "content_text": "leanchain.messages._encodable",
+    "display_text": "leanchain.messages._encodable",
     "filter_messages": "leanchain.messages._filter",
     "Content": "leanchain.messages._merge",
     "merge_content": "leanchain.messages._merge",
@@ -51,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "merge_obj": "leanchain.messages._merge",
     "merge_message_runs": "leanchain.messages._merge_runs",
     "convert_to_openai_messages": "leanchain.messages._openai",
+    "openai_tool_calls": "leanchain.messages._openai",
     "MessageTypes": "leanchain.messages._select",
     "ChatMessage": "leanchain.messages._simple",
     "ChatMessageChunk": "leanchain.messages._simple",
@@ -126,11 +129,13 @@ __all__ = [
     "UsageMetadata",
     "VideoContentBlock",
     "add_usage",
+    "content_text",
     "convert_to_messages",
     "convert_to_openai_messages",
     "count_tokens_approximately",
     "default_tool_chunk_parser",
     "default_tool_parser",
+    "display_text",
     "filter_messages",
     "get_buffer_string",
     "get_msg_title_repr",
@@ -144,6 +149,7 @@ __all__ = [
     "message_to_dict",
     "messages_from_dict",
     "messages_to_dict",
+    "openai_tool_calls",
     "parse_tool_call_args",
     "subtract_usage",
     "tool_call",
@@ -196,6 +202,7 @@ if _typing.TYPE_CHECKING:
         messages_from_dict,
         messages_to_dict,
     )
+    from leanchain.messages._encodable import content_text, display_text
     from leanchain.messages._filter import filter_messages
     from leanchain.messages._merge import (
         Content,
@@ -205,7 +212,7 @@ if _typing.TYPE_CHECKING:
         merge_obj,
     )
     from leanchain.messages._merge_runs import merge_message_runs
-    from leanchain.messages._openai import convert_to_openai_messages
+    from leanchain.messages._openai import convert_to_openai_messages, openai_tool_calls
     from leanchain.messages._select import MessageTypes
     from leanchain.messages._simple import (
         ChatMessage,

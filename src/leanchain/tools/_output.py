@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-from leanchain.messages import ToolMessage
-from leanchain.messages._encodable import content_text
+from leanchain.messages import ToolMessage, content_text
 
 __all__ = [
     "ErrorHandler",

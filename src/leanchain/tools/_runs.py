@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from leanchain.callbacks.manager import Callbacks, RunManager, astart_run, start_run
 from leanchain.errors import ToolException
-from leanchain.messages._encodable import display_text
+from leanchain.messages import display_text
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 from leanchain.tools._injected import inject
 from leanchain.tools._output import (

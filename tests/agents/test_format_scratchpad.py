@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import leanchain.agents.format_scratchpad as scratchpad_module
 from leanchain.agents.format_scratchpad import (
@@ -15,6 +16,7 @@ from leanchain.agents.format_scratchpad import (
     format_to_tool_messages,
     format_xml,
 )
+from leanchain.agents.format_scratchpad._steps import RunSteps
 from leanchain.agents.format_scratchpad.openai_tools import (
     format_to_openai_tool_messages as from_openai_module,
 )
@@ -229,20 +231,72 @@ def test_xml_empty_and_unknown_escape_format() -> None:
         format_xml([], escape_format="all")  # type: ignore[arg-type]
 
 
-def test_remembered_step_messages_are_released_with_their_action() -> None:
-    from leanchain.agents.format_scratchpad import tools as module
-
+def test_a_run_writes_each_step_once() -> None:
+    memo: dict[Any, Any] = {}
     message = ai(("t", "c1"))
     step = (action(message), "result")
-    first = format_to_tool_messages([step])
-    again = format_to_tool_messages([step])
-    assert first == again == [message, tm("result", "c1", "t")]
-    assert again[1] is first[1]  # built once per run, not once per step
-    key = id(step[0])
-    assert key in module._memo
-    del step, first, again
-    gc.collect()
-    assert key not in module._memo
+    first = format_to_tool_messages(RunSteps([step], memo))
+    later_step = (action(ai(("t", "c2"))), "next")
+    again = format_to_tool_messages(RunSteps([step, later_step], memo))
+    assert first == [message, tm("result", "c1", "t")]
+    assert again == format_to_tool_messages([step, later_step])
+    assert again[1] is first[1]  # the first step's result was not built again
+    # Without the run's memo (a plain list), every call writes every step.
+    assert format_to_tool_messages([step])[1] is not format_to_tool_messages([step])[1]
+
+
+def test_a_run_whose_steps_changed_is_written_from_the_start() -> None:
+    memo: dict[Any, Any] = {}
+    one, two = (AgentAction("a", "x", "L1"), "o1"), (AgentAction("b", "y", "L2"), "o2")
+    assert format_log_to_str(RunSteps([one, two], memo)) == format_log_to_str([one, two])
+    # A window that dropped the oldest step, and steps rewritten in place.
+    assert format_log_to_str(RunSteps([two], memo)) == "L2\nObservation: o2\nThought: "
+    rewritten = (AgentAction("a", "x", "L1"), "cleared")
+    assert format_log_to_str(RunSteps([rewritten, two], memo)) == (
+        "L1\nObservation: cleared\nThought: L2\nObservation: o2\nThought: "
+    )
+
+
+def test_each_formatter_and_option_keeps_its_own_memo() -> None:
+    memo: dict[Any, Any] = {}
+    steps = RunSteps([(AgentAction("t<tool>", "i", "L"), "o")], memo)
+    assert format_log_to_str(steps, llm_prefix="T: ") == "L\nObservation: o\nT: "
+    assert format_log_to_str(steps) == "L\nObservation: o\nThought: "
+    assert format_xml(steps, escape_format=None) == (
+        "<tool>t<tool></tool><tool_input>i</tool_input><observation>o</observation>"
+    )
+    assert format_xml(steps) == (
+        "<tool>t[[tool]]</tool><tool_input>i</tool_input><observation>o</observation>"
+    )
+    assert format_log_to_messages(steps, "Seen: {observation}") == [
+        AIMessage(content="L"),
+        HumanMessage(content="Seen: o"),
+    ]
+
+
+_MESSAGES = [ai(("t", "c1")), ai(("t", "c1")), ai(("t", "c1"), ("u", "c2")), ai(("u", "c2"))]
+_STEP = st.one_of(
+    st.builds(
+        lambda m, i, o: (action(_MESSAGES[m], min(i, len(_MESSAGES[m].tool_calls) - 1)), o),
+        st.integers(0, 3),
+        st.integers(0, 1),
+        st.sampled_from(["a", "b", {"n": 1}, 7]),
+    ),
+    st.builds(lambda o: (AgentAction("_Exception", o, "bad reply"), o), st.sampled_from(["e"])),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_STEP, max_size=8), st.lists(st.integers(0, 8), max_size=6))
+def test_a_run_memo_never_changes_what_is_written(steps: list[Any], cuts: list[int]) -> None:
+    # The executor's calls: every prefix of the steps in turn (and windows of the last few),
+    # each written through the run's memo, must read as the same steps in a plain list.
+    memo: dict[Any, Any] = {}
+    views = [steps[:n] for n in range(len(steps) + 1)] + [steps[-n:] for n in cuts if n]
+    for view in views:
+        assert format_to_tool_messages(RunSteps(view, memo)) == format_to_tool_messages(view)
+        assert format_log_to_str(RunSteps(view, memo)) == format_log_to_str(view)
+        assert format_xml(RunSteps(view, memo)) == format_xml(view)
 
 
 def test_mutable_observations_are_not_remembered() -> None:

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from leanchain.agents._stopping import finish_from_reply, forced_finish, log_stop
+from leanchain.agents.format_scratchpad._steps import RunSteps
 from leanchain.agents.middleware._base import (
     Interrupt,
     ModelRequest,
@@ -154,6 +155,7 @@ class AgentRun:
         "output_extras",
         "pending",
         "resumed",
+        "scratchpad_memo",
         "start",
         "state",
         "steps",
@@ -183,6 +185,7 @@ class AgentRun:
         self.resumed = False
         self.checkpoint: Any = None
         self.warn_on_stop = warn_on_stop
+        self.scratchpad_memo: dict[Any, Any] = {}
         hooks = executor.hooks
         self._model_handler: Callable[[ModelRequest], Plan] = self._plan_call
         self._amodel_handler: Callable[[ModelRequest], Awaitable[Plan]] = self._aplan_call
@@ -324,7 +327,7 @@ class AgentRun:
             )
 
     def _final_answer_input(self) -> dict[str, Any]:
-        return {**self.inputs, "intermediate_steps": list(self.steps)}
+        return {**self.inputs, "intermediate_steps": RunSteps(self.steps, self.scratchpad_memo)}
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -332,10 +335,11 @@ class AgentRun:
         """What the agent sees: the inputs and the (trimmed) steps so far."""
         trim = self.executor.trim_intermediate_steps
         if isinstance(trim, int):
-            seen = self.steps[-trim:] if trim > 0 else self.steps[:]
+            seen = self.steps[-trim:] if trim > 0 else self.steps
         else:
             seen = trim(self.steps[:])
-        return {**self.inputs, "intermediate_steps": seen}
+        # A list with the run's memo: the agent's formatter writes only the new steps.
+        return {**self.inputs, "intermediate_steps": RunSteps(seen, self.scratchpad_memo)}
 
     def request(self) -> ModelRequest:
         """The next planning call's request: the agent's input and all the executor's tools."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from leanchain.agents.format_scratchpad._steps import Steps, pairs
+from typing import Any
+
+from leanchain.agents.format_scratchpad._steps import Steps, fold
+from leanchain.agents.schema import AgentAction
 
 __all__ = ["format_log_to_str"]
 
@@ -24,9 +27,10 @@ def format_log_to_str(
         observation_prefix: written before each observation.
         llm_prefix: written after each observation, where the model continues.
     """
-    parts: list[str] = []
-    append = parts.append
-    for action, observation in pairs(intermediate_steps):
-        append(action.log)
-        append(f"\n{observation_prefix}{observation}\n{llm_prefix}")
+
+    def add(parts: list[str], action: AgentAction, observation: Any) -> None:
+        parts.append(f"{action.log}\n{observation_prefix}{observation}\n{llm_prefix}")
+
+    key = (format_log_to_str, observation_prefix, llm_prefix)
+    parts: list[str] = fold(intermediate_steps, key, list, add)
     return "".join(parts)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from leanchain.agents.format_scratchpad._steps import Steps, pairs
+from typing import Any
+
+from leanchain.agents.format_scratchpad._steps import Steps, fold
+from leanchain.agents.schema import AgentAction
 from leanchain.messages import AIMessage, BaseMessage, HumanMessage
 from leanchain.prompts import format_template
 
@@ -19,9 +22,11 @@ def format_log_to_messages(
         template_tool_response: the human message's text; ``{observation}`` is replaced by
             the observation (an f-string template, validated like every leanchain template).
     """
-    messages: list[BaseMessage] = []
-    for action, observation in pairs(intermediate_steps):
+
+    def add(messages: list[BaseMessage], action: AgentAction, observation: Any) -> None:
         messages.append(AIMessage(content=action.log))
         text = format_template(template_tool_response, {"observation": observation})
         messages.append(HumanMessage(content=text))
-    return messages
+
+    key = (format_log_to_messages, template_tool_response)
+    return fold(intermediate_steps, key, list, add).copy()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from leanchain.agents.format_scratchpad._steps import Steps, pairs
-from leanchain.agents.schema import AgentActionMessageLog
+from leanchain.agents.format_scratchpad._steps import Steps, fold
+from leanchain.agents.schema import AgentAction, AgentActionMessageLog
 from leanchain.messages import AIMessage, BaseMessage, FunctionMessage
 
 __all__ = ["format_to_openai_function_messages", "format_to_openai_functions"]
@@ -27,16 +27,17 @@ def format_to_openai_function_messages(steps: Steps) -> list[BaseMessage]:
     A step whose action has no message log (a plain `AgentAction`) gives only
     ``AIMessage(action.log)``; its observation is dropped, as in LangChain.
     """
-    messages: list[BaseMessage] = []
-    for action, observation in pairs(steps):
-        if isinstance(action, AgentActionMessageLog):
-            messages.extend(action.message_log)
-            messages.append(
-                FunctionMessage(name=action.tool, content=_observation_text(observation))
-            )
-        else:
-            messages.append(AIMessage(action.log))
-    return messages
+    key = format_to_openai_function_messages
+    messages: list[BaseMessage] = fold(steps, key, list, _add_function_step)
+    return messages.copy()
+
+
+def _add_function_step(messages: list[BaseMessage], action: AgentAction, observation: Any) -> None:
+    if isinstance(action, AgentActionMessageLog):
+        messages.extend(action.message_log)
+        messages.append(FunctionMessage(name=action.tool, content=_observation_text(observation)))
+    else:
+        messages.append(AIMessage(action.log))
 
 
 format_to_openai_functions = format_to_openai_function_messages

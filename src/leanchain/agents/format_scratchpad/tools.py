@@ -1,33 +1,25 @@
 """`format_to_tool_messages`: the steps so far as native tool-call messages.
 
-The scratchpad is rebuilt from all steps on every step of a run, so this is the hot path of a
-tool-calling agent. Three things keep it cheap without changing what it returns:
+The scratchpad is written again on every step of a run, so this is the hot path of a
+tool-calling agent. Two things keep it cheap without changing what it returns:
 
-- a `ToolMessage` from known-valid values skips pydantic validation;
-- a step is matched with the turn before it (LangChain compares every new message with every
-  earlier one), and then only look-alikes (same kind, id, text and tool-call ids) are
-  compared whole;
-- a step's messages are remembered while its action object lives (for text observations,
-  which cannot change), so each step is turned into messages once per run, not once per step.
+- within a run, only the steps added since the last call are written (`fold`);
+- a `ToolMessage` from known-valid values skips pydantic validation, and a step's messages
+  are compared with the turn before it by identity first (LangChain compares every new
+  message with every earlier one).
 """
 
 from __future__ import annotations
 
-import weakref
-from collections import Counter
-from functools import cache, partial
+from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
-from leanchain.agents.format_scratchpad._steps import Steps, pairs
+from leanchain.agents.format_scratchpad._steps import Steps, fold
 from leanchain.agents.schema import AgentAction, ToolAgentAction, observation_text
 from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 __all__ = ["format_to_openai_tool_messages", "format_to_tool_messages"]
-
-Keyed = list[tuple[BaseMessage, Any]]
-"""Messages with their look-alike signatures."""
-
-_memo: dict[int, tuple[weakref.ref[AgentAction], str, Keyed]] = {}
 
 
 @cache
@@ -52,7 +44,7 @@ def _tool_message(content: str, call_id: Any, name: Any) -> ToolMessage:
 
 
 def _signature(message: BaseMessage) -> Any:
-    """A hashable summary that equal messages share (so only look-alikes are compared)."""
+    """A hashable summary that equal messages share (so only look-alikes are compared whole)."""
     # Read the field values directly: a missing attribute on a pydantic model is slow.
     fields = message.__dict__
     content: Any = fields.get("content")
@@ -70,24 +62,45 @@ def _signature(message: BaseMessage) -> Any:
     return key
 
 
-def _forget(key: int, ref: weakref.ref[AgentAction]) -> None:
-    entry = _memo.get(key)
-    if entry is not None and entry[0] is ref:
-        _memo.pop(key, None)
+def _same(said: Sequence[BaseMessage], turn: Sequence[BaseMessage]) -> bool:
+    """Whether a step's messages are the current turn's (the same, or equal, messages)."""
+    if len(said) != len(turn):
+        return False
+    return all(
+        mine is theirs or (_signature(mine) == _signature(theirs) and mine == theirs)
+        for mine, theirs in zip(said, turn, strict=True)
+    )
 
 
-def _step_messages(action: ToolAgentAction, observation: Any) -> Keyed:
-    """The action's messages and its tool result, with signatures (remembered, see above)."""
-    key = id(action)
-    entry = _memo.get(key)
-    if entry is not None and entry[0]() is action and entry[1] is observation:
-        return entry[2]
-    text = observation_text(observation)
-    result = _tool_message(text, action.tool_call_id, action.tool)
-    keyed = [(m, _signature(m)) for m in (*action.message_log, result)]
-    if type(observation) is str:
-        _memo[key] = (weakref.ref(action, partial(_forget, key)), observation, keyed)
-    return keyed
+class _Turns:
+    """The messages written so far, and the model turn the next step may belong to."""
+
+    __slots__ = ("messages", "turn", "unanswered")
+
+    def __init__(self) -> None:
+        self.messages: list[BaseMessage] = []
+        self.turn: Sequence[BaseMessage] = ()  # the model message(s) of the current turn
+        self.unanswered: dict[Any, int] = {}  # its tool-call ids not answered yet
+
+    def add(self, action: AgentAction, observation: Any) -> None:
+        if not (isinstance(action, ToolAgentAction) and action.tool_call_id is not None):
+            text = observation_text(observation)
+            self.messages += [AIMessage(content=action.log), HumanMessage(content=text)]
+            self.turn, self.unanswered = (), {}
+            return
+        call_id, said = action.tool_call_id, action.message_log
+        if not (self.unanswered.get(call_id) and _same(said, self.turn)):
+            self.turn = said
+            unanswered: dict[Any, int] = {}
+            for message in said:
+                for call in getattr(message, "tool_calls", None) or ():
+                    made = call.get("id")
+                    unanswered[made] = unanswered.get(made, 0) + 1
+            self.unanswered = unanswered
+            self.messages.extend(said)
+        self.unanswered[call_id] = self.unanswered.get(call_id, 0) - 1
+        text = observation_text(observation)
+        self.messages.append(_tool_message(text, call_id, action.tool))
 
 
 def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
@@ -114,40 +127,7 @@ def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
     Args:
         intermediate_steps: ``(action, observation)`` pairs (or `AgentStep`s), oldest first.
     """
-    messages: list[BaseMessage] = []
-    turn: Keyed = []  # the model message(s) of the current turn
-    unanswered: Counter[Any] = Counter()  # its tool-call ids not answered yet
-    for action, observation in pairs(intermediate_steps):
-        if isinstance(action, ToolAgentAction) and action.tool_call_id is not None:
-            keyed = _step_messages(action, observation)
-            said, result = keyed[:-1], keyed[-1][0]
-            if not (unanswered[action.tool_call_id] and _same(said, turn)):
-                turn = said
-                unanswered = Counter(_call_ids(said))
-                messages.extend(message for message, _ in said)
-            unanswered[action.tool_call_id] -= 1
-            messages.append(result)
-        else:
-            text = observation_text(observation)
-            messages += [AIMessage(content=action.log), HumanMessage(content=text)]
-            turn, unanswered = [], Counter()
-    return messages
-
-
-def _same(said: Keyed, turn: Keyed) -> bool:
-    """Whether a step's messages are the current turn's (the same, or equal, messages)."""
-    if len(said) != len(turn):
-        return False
-    return all(
-        mine is theirs or (key == their_key and mine == theirs)
-        for (mine, key), (theirs, their_key) in zip(said, turn, strict=True)
-    )
-
-
-def _call_ids(said: Keyed) -> list[Any]:
-    return [
-        call.get("id") for message, _ in said for call in getattr(message, "tool_calls", None) or ()
-    ]
+    return fold(intermediate_steps, format_to_tool_messages, _Turns, _Turns.add).messages.copy()
 
 
 format_to_openai_tool_messages = format_to_tool_messages

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from leanchain.agents.format_scratchpad._steps import Steps, pairs
+from leanchain.agents.format_scratchpad._steps import Steps, fold
 from leanchain.agents.output_parsers.xml import escape_xml_tags
+from leanchain.agents.schema import AgentAction
 
 __all__ = ["format_xml"]
 
@@ -37,8 +38,8 @@ def format_xml(
     if escape_format not in ("minimal", None):
         raise ValueError(f"escape_format must be 'minimal' or None, got {escape_format!r}")
     escape = escape_format == "minimal"
-    parts: list[str] = []
-    for action, observation in pairs(intermediate_steps):
+
+    def add(parts: list[str], action: AgentAction, observation: Any) -> None:
         tool, tool_input, result = action.tool, str(action.tool_input), str(observation)
         if escape:
             tool, tool_input, result = (
@@ -50,4 +51,6 @@ def format_xml(
             f"<tool>{tool}</tool><tool_input>{tool_input}</tool_input>"
             f"<observation>{result}</observation>"
         )
+
+    parts: list[str] = fold(intermediate_steps, (format_xml, escape), list, add)
     return "".join(parts)

@@ -39,21 +39,6 @@ FORBIDDEN = {("agents", "providers"), ("agents", "chat_models")}
 """Same-layer imports that are not allowed: an agent works with any chat model."""
 
 
-PENDING = {
-    "agents/middleware/_history.py: leanchain.callbacks._weak": "leanchain.callbacks.weak",
-    "agents/middleware/_history.py: leanchain.messages._trim": "(a public name in messages)",
-    "agents/middleware/_summary.py: leanchain.callbacks._weak": "leanchain.callbacks.weak",
-    "agents/middleware/_tool_policy.py: leanchain.tools._output": "(a public name in tools)",
-    "providers/_flow.py: leanchain.language_models._stop": "leanchain.language_models.adapters",
-    "providers/_openai.py: leanchain.language_models._structured": (
-        "leanchain.language_models.adapters"
-    ),
-    "providers/_openai_convert.py: leanchain.messages._openai": "leanchain.messages",
-}
-"""Cross-package private imports not yet moved to the public home named (files that other work
-was changing at the time): the owner of each file swaps the import and deletes its line here."""
-
-
 def _package(module: str) -> str | None:
     parts = module.split(".")
     if parts[0] != "leanchain" or len(parts) < 2:
@@ -136,8 +121,7 @@ def test_no_package_imports_another_packages_private_modules() -> None:
         relative = path.relative_to(SRC)
         for target in _private_targets(path.read_text(), _module_name(relative)):
             found.add(f"{relative.as_posix()}: {target}")
-    assert sorted(found - set(PENDING)) == []
-    assert sorted(set(PENDING) - found) == []
+    assert sorted(found) == []
 
 
 def test_the_private_import_check_sees_every_form() -> None:

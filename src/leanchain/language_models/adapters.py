@@ -1,4 +1,6 @@
-"""What a provider's chat model builds on, beyond `BaseChatModel` (`leanchain.providers` uses it).
+"""The API for writing a provider or chat model class: what it builds on beyond `BaseChatModel`.
+
+`leanchain.providers` uses exactly these, and a chat model of your own may too.
 
 Cutting a streamed reply at the client-side stop sequences (`StopScanner`, and the metadata of a
 reply cut there, `stopped_metadata`), and the structured-output runnables a provider returns

@@ -77,6 +77,7 @@ _EXPORTS: dict[str, str] = {
     "tool_call_chunk": "leanchain.messages._tool",
     "SupportsTokenCount": "leanchain.messages._trim",
     "TokenCounter": "leanchain.messages._trim",
+    "list_token_counter": "leanchain.messages._trim",
     "trim_messages": "leanchain.messages._trim",
     "InputTokenDetails": "leanchain.messages._usage",
     "OutputTokenDetails": "leanchain.messages._usage",
@@ -140,6 +141,7 @@ __all__ = [
     "get_buffer_string",
     "get_msg_title_repr",
     "invalid_tool_call",
+    "list_token_counter",
     "merge_content",
     "merge_dicts",
     "merge_lists",
@@ -238,7 +240,12 @@ if _typing.TYPE_CHECKING:
         tool_call,
         tool_call_chunk,
     )
-    from leanchain.messages._trim import SupportsTokenCount, TokenCounter, trim_messages
+    from leanchain.messages._trim import (
+        SupportsTokenCount,
+        TokenCounter,
+        list_token_counter,
+        trim_messages,
+    )
     from leanchain.messages._usage import (
         InputTokenDetails,
         OutputTokenDetails,

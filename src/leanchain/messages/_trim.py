@@ -22,7 +22,7 @@ from ._token_count import count_tokens_approximately
 if TYPE_CHECKING:
     from leanchain.runnables import Runnable
 
-__all__ = ["SupportsTokenCount", "TokenCounter", "trim_messages"]
+__all__ = ["SupportsTokenCount", "TokenCounter", "list_token_counter", "trim_messages"]
 
 
 class SupportsTokenCount(Protocol):
@@ -209,13 +209,13 @@ class _Trim:
         self.end_on = type_matcher(end_on, "end_on")
         self.start_on = type_matcher(start_on, "start_on")
         self.partial: Literal["first", "last"] | None = strategy if allow_partial else None
-        self.counter = _counter(token_counter)
+        self.counter = list_token_counter(token_counter)
         self.split = _splitter(text_splitter)
 
     def __call__(self, messages: MessagesInput) -> list[BaseMessage]:
         conversation = convert_to_messages(messages)
         count = self.counter
-        if isinstance(count, _Summed):  # a fresh memory per call: the runnable is shared
+        if isinstance(count, _PerMessage):  # a fresh memory per call: the runnable is shared
             count = _Summed(count.count_one)
         if self.strategy == "first":
             return _keep_start(
@@ -239,8 +239,16 @@ _BY_NAME: Final[dict[str, ListCounter]] = {"approximate": count_tokens_approxima
 """The counters `trim_messages` knows by name."""
 
 
-def _counter(token_counter: Any) -> ListCounter:
-    """`token_counter` as a function of a list of messages."""
+def list_token_counter(token_counter: TokenCounter) -> Callable[[list[BaseMessage]], int]:
+    """`token_counter` as a function of a list of messages, read as `trim_messages` reads it.
+
+    A per-message counter (its first parameter annotated ``BaseMessage``) is summed over the
+    list; ``"approximate"`` is `count_tokens_approximately`; a model counts with its
+    ``get_num_tokens_from_messages``.
+
+    Raises:
+        ValueError: `token_counter` is none of the forms `TokenCounter` allows.
+    """
     if isinstance(token_counter, str) and token_counter in _BY_NAME:
         return _BY_NAME[token_counter]
     method = getattr(token_counter, "get_num_tokens_from_messages", None)
@@ -248,8 +256,8 @@ def _counter(token_counter: Any) -> ListCounter:
         return method  # type: ignore[no-any-return]
     if callable(token_counter):
         if _counts_one_message(token_counter):
-            return _Summed(token_counter)
-        return token_counter  # type: ignore[no-any-return]
+            return _PerMessage(token_counter)  # type: ignore[arg-type]
+        return token_counter  # type: ignore[return-value]
     raise ValueError(
         "'token_counter' expected to be a model that implements "
         "'get_num_tokens_from_messages()' or a function. Received object of type "
@@ -273,6 +281,19 @@ def _counts_one_message(counter: Callable[..., Any]) -> bool:
     if isinstance(annotation, str):
         return annotation.rpartition(".")[2] in _MESSAGE_CLASS_NAMES
     return isinstance(annotation, type) and issubclass(annotation, BaseMessage)
+
+
+class _PerMessage:
+    """A per-message counter over a list: the sum of its counts."""
+
+    __slots__ = ("count_one",)
+
+    def __init__(self, count_one: Callable[[BaseMessage], int]) -> None:
+        self.count_one = count_one
+
+    def __call__(self, messages: list[BaseMessage]) -> int:
+        count_one = self.count_one
+        return sum(count_one(message) for message in messages)
 
 
 class _Summed:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from leanchain.errors import BadRequestError, ProviderError, UnencodableContentError
 from leanchain.language_models import ChatGeneration, ChatGenerationChunk, ChatResult
-from leanchain.language_models._stop import StopScanner, stopped_metadata
+from leanchain.language_models.adapters import StopScanner, stopped_metadata
 
 from ._common import ProviderChatModel
 from ._encoding import unencodable

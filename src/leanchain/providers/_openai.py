@@ -11,7 +11,7 @@ from pydantic import SecretStr
 from typing_extensions import Unpack
 
 from leanchain.errors import ProviderConfigurationError
-from leanchain.language_models._structured import check_method, json_reply_output, tool_call_output
+from leanchain.language_models.adapters import check_method, json_reply_output, tool_call_output
 from leanchain.messages import AIMessage, BaseMessage
 
 from ._aliases import OPENAI_ALIASES, OPENAI_PASSTHROUGH, OPENAI_UNSUPPORTED, OpenAIAliases

@@ -25,8 +25,8 @@ from leanchain.messages import (
     HumanMessage,
     SystemMessage,
     ToolMessage,
+    openai_tool_calls,
 )
-from leanchain.messages._openai import openai_tool_calls
 from leanchain.tools import convert_to_openai_function, convert_to_openai_tool
 
 from ._content import read_image, text_blocks

@@ -22,6 +22,7 @@ from leanchain.tools._convert import (
 from leanchain.tools._decorator import tool
 from leanchain.tools._from_runnable import convert_runnable_to_tool
 from leanchain.tools._injected import InjectedToolArg, InjectedToolCallId
+from leanchain.tools._output import handle_tool_error
 from leanchain.tools._render import render_text_description, render_text_description_and_args
 from leanchain.tools._retriever import RetrieverInput, create_retriever_tool
 from leanchain.tools._schema import create_schema_from_function
@@ -47,6 +48,7 @@ __all__ = [
     "convert_to_openai_tool",
     "create_retriever_tool",
     "create_schema_from_function",
+    "handle_tool_error",
     "render_text_description",
     "render_text_description_and_args",
     "tool",

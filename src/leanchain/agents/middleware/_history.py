@@ -23,15 +23,14 @@ from typing import Any, TypeAlias
 from leanchain.agents.format_scratchpad._steps import Steps, pairs
 from leanchain.agents.format_scratchpad.tools import format_to_tool_messages
 from leanchain.agents.schema import AgentAction, ToolAgentAction
-from leanchain.callbacks._weak import WeakMemo
+from leanchain.callbacks.weak import WeakMemo
 from leanchain.errors import AgentConfigurationError
 from leanchain.messages import (
     BaseMessage,
     HumanMessage,
     TokenCounter,
-    count_tokens_approximately,
+    list_token_counter,
 )
-from leanchain.messages._trim import _counts_one_message
 
 __all__ = [
     "APPROXIMATE",
@@ -126,26 +125,19 @@ Formatter: TypeAlias = Callable[[Steps], Any]
 
 
 def list_counter(token_counter: TokenCounter, who: str) -> ListCounter:
-    """`token_counter` as a function of a list of messages (as `trim_messages` reads it).
+    """`token_counter` as a function of a list of messages (`list_token_counter`).
 
     Raises:
         AgentConfigurationError: it is none of the forms `TokenCounter` allows.
     """
-    if token_counter == APPROXIMATE:
-        return count_tokens_approximately
-    method = getattr(token_counter, "get_num_tokens_from_messages", None)
-    if callable(method):
-        return method  # type: ignore[no-any-return]
-    if callable(token_counter):
-        if _counts_one_message(token_counter):
-            count_one: Callable[[BaseMessage], int] = token_counter  # type: ignore[assignment]
-            return lambda messages: sum(count_one(m) for m in messages)
-        return token_counter  # type: ignore[return-value]
-    raise AgentConfigurationError(
-        f"{who} token_counter must be 'approximate', a function of a list of messages (or of "
-        "one message), or a model with get_num_tokens_from_messages; got "
-        f"{type(token_counter).__name__}: {token_counter!r}"
-    )
+    try:
+        return list_token_counter(token_counter)
+    except ValueError:
+        raise AgentConfigurationError(
+            f"{who} token_counter must be 'approximate', a function of a list of messages (or "
+            "of one message), or a model with get_num_tokens_from_messages; got "
+            f"{type(token_counter).__name__}: {token_counter!r}"
+        ) from None
 
 
 _Counted: TypeAlias = tuple["weakref.ref[Formatter]", tuple[Any, ...], int]

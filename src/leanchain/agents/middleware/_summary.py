@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 from leanchain.agents.format_scratchpad._steps import Steps
 from leanchain.agents.middleware._history import Pair, call_text
 from leanchain.agents.schema import AgentAction, observation_text
-from leanchain.callbacks._weak import WeakMemo
+from leanchain.callbacks.weak import WeakMemo
 from leanchain.errors import AgentConfigurationError
 from leanchain.messages import BaseMessage
 from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate

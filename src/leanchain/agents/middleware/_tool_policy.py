@@ -61,7 +61,7 @@ from leanchain.errors import (
     ToolRetryableError,
     ToolTimeoutError,
 )
-from leanchain.tools._output import handle_tool_error
+from leanchain.tools import handle_tool_error
 
 if TYPE_CHECKING:
     from leanchain.agents._run import AgentRun

@@ -15,13 +15,13 @@ from typing import Any, Literal
 from leanchain.agents import (
     AgentExecutor,
     create_json_chat_agent,
+    create_openai_functions_agent,
     create_openai_tools_agent,
     create_react_agent,
     create_structured_chat_agent,
     create_tool_calling_agent,
     create_xml_agent,
 )
-from leanchain.agents._openai_functions import create_openai_functions_agent
 from leanchain.agents.prompts import (
     JSON_CHAT_PROMPT,
     REACT_PROMPT,

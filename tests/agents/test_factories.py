@@ -661,6 +661,7 @@ def test_exports() -> None:
 
     assert sorted(factories.__all__) == [
         "AgentRunnable",
+        "create_openai_functions_agent",
         "create_openai_tools_agent",
         "create_react_agent",
         "create_structured_chat_agent",

@@ -34,7 +34,7 @@ _EXPORTS: dict[str, str] = {
     "UsageLimits": "leanchain.agents.middleware",
     "create_agent": "leanchain.agents._create_agent",
     "create_json_chat_agent": "leanchain.agents._json_chat",
-    "create_openai_functions_agent": "leanchain.agents._openai_functions",
+    "create_openai_functions_agent": "leanchain.agents.factories",
     "create_openai_tools_agent": "leanchain.agents.factories",
     "create_react_agent": "leanchain.agents.factories",
     "create_structured_chat_agent": "leanchain.agents.factories",
@@ -95,11 +95,11 @@ if TYPE_CHECKING:
     )
     from leanchain.agents._create_agent import create_agent
     from leanchain.agents._json_chat import create_json_chat_agent
-    from leanchain.agents._openai_functions import create_openai_functions_agent
     from leanchain.agents._resume import Resume
     from leanchain.agents._state import RunState
     from leanchain.agents.executor import AgentExecutor
     from leanchain.agents.factories import (
+        create_openai_functions_agent,
         create_openai_tools_agent,
         create_react_agent,
         create_structured_chat_agent,

@@ -7,23 +7,30 @@ prompt | llm step | parser``; the factories differ only in those four choices (D
 |---|---|---|---|---|
 | `create_tool_calling_agent` | tool messages | ``agent_scratchpad`` | ``llm.bind_tools(tools)`` | `ToolsAgentOutputParser` |
 | `create_openai_tools_agent` | tool messages | ``agent_scratchpad`` | ``llm.bind(tools=[schemas])`` | `OpenAIToolsAgentOutputParser` |
+| `create_openai_functions_agent` | function messages | ``agent_scratchpad`` | ``llm.bind(functions=[schemas])`` | `OpenAIFunctionsAgentOutputParser` |
 | `create_react_agent` | text log | ``tools``, ``tool_names``, ``agent_scratchpad`` | stop ``"\\nObservation"`` | `ReActSingleInputOutputParser` |
 | `create_structured_chat_agent` | text log | ``tools``, ``tool_names``, ``agent_scratchpad`` | stop ``"\\nObservation"`` | `JSONAgentOutputParser` |
 | `create_xml_agent` | XML log | ``tools``, ``agent_scratchpad`` | stop ``"</tool_input>"`` | `XMLAgentOutputParser` |
 | `create_json_chat_agent` (in ``_json_chat``) | AI/human messages | ``tools``, ``tool_names``, ``agent_scratchpad`` | stop ``"\\nObservation"`` | `JSONAgentOutputParser` |
 
+The first three are *tool-calling* agents (`_tool_calling_agent`: the model is given the tools'
+definitions and must not call them for the final answer); the others are *text-protocol*
+agents (`_text_agent`: the tools are rendered into the prompt and the model is stopped where
+a tool's result would start). Either way the agent can be rebuilt for other tools with the
+same choices (`AgentRunnable.with_tools`).
+
 The result is an `AgentRunnable`: a `RunnableSequence` of those four steps that also keeps
 its parts, so that the executor's "generate" early stopping can make one more model call with
 no tools (`AgentRunnable.build_final_answer_chain`). The assembly itself, which every factory
-(and `create_json_chat_agent`, `create_openai_functions_agent`) uses, is `_assembly.assemble`.
+(and `create_json_chat_agent`) uses, is `_assembly.assemble`.
 """  # noqa: E501
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple, TypeAlias
 
-from leanchain.agents._agent_runnable import AgentRunnable
+from leanchain.agents._agent_runnable import AgentRunnable, Decision
 from leanchain.agents._assembly import (
     MultiDecision,
     SingleDecision,
@@ -33,6 +40,7 @@ from leanchain.agents._assembly import (
 )
 from leanchain.agents.format_scratchpad import (
     format_log_to_str,
+    format_to_openai_function_messages,
     format_to_openai_tool_messages,
     format_to_tool_messages,
     format_xml,
@@ -40,6 +48,7 @@ from leanchain.agents.format_scratchpad import (
 from leanchain.agents.format_scratchpad._steps import Steps
 from leanchain.agents.output_parsers import (
     JSONAgentOutputParser,
+    OpenAIFunctionsAgentOutputParser,
     OpenAIToolsAgentOutputParser,
     ReActSingleInputOutputParser,
     ToolsAgentOutputParser,
@@ -50,11 +59,17 @@ from leanchain.messages import BaseMessage
 from leanchain.output_parsers import BaseOutputParser
 from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate
 from leanchain.runnables import Runnable
-from leanchain.tools import BaseTool, convert_to_openai_tool, render_text_description
+from leanchain.tools import (
+    BaseTool,
+    convert_to_openai_function,
+    convert_to_openai_tool,
+    render_text_description,
+)
 from leanchain.tools import render_text_description_and_args as render_with_args
 
 __all__ = [
     "AgentRunnable",
+    "create_openai_functions_agent",
     "create_openai_tools_agent",
     "create_react_agent",
     "create_structured_chat_agent",
@@ -81,6 +96,29 @@ XML_FINAL_ANSWER: Final = (
     "</final_answer>."
 )
 
+Binder: TypeAlias = Callable[[Sequence[BaseTool], bool], Runnable[Any, Any]]
+"""``(tools, final) -> model``: the model given the tools, and for the final answer
+(``final=True``) forbidden to call them."""
+
+
+class _TextProtocol(NamedTuple):
+    """What a text-protocol factory fixes: a row of the table above."""
+
+    required: frozenset[str]
+    stop: str
+    format_scratchpad: Callable[[Steps], Any]
+    final_instruction: str
+
+
+_NAMED_TOOLS: Final = frozenset({"tools", "tool_names", "agent_scratchpad"})
+_REACT: Final = _TextProtocol(_NAMED_TOOLS, "\nObservation", format_log_to_str, REACT_FINAL_ANSWER)
+_STRUCTURED_CHAT: Final = _TextProtocol(
+    _NAMED_TOOLS, "\nObservation", format_log_to_str, STRUCTURED_CHAT_FINAL_ANSWER
+)
+_XML: Final = _TextProtocol(
+    frozenset({"tools", "agent_scratchpad"}), "</tool_input>", format_xml, XML_FINAL_ANSWER
+)
+
 
 def create_tool_calling_agent(
     llm: Any,
@@ -102,19 +140,12 @@ def create_tool_calling_agent(
             ``bind_tools``.
         NotImplementedError: the model's class does not implement ``bind_tools``.
     """
-    return assemble(
-        llm=llm,
-        prompt=prompt,
-        required={"agent_scratchpad"},
-        llm_step=lambda: _bind_tools(llm, tools),
-        final_llm=lambda: _without_tool_calls(llm, tools),
-        format_scratchpad=message_formatter,
-        output_parser=ToolsAgentOutputParser(),
-        final_instruction=TOOL_CALLING_FINAL_ANSWER,
-        tools=tools,
-        rebuild=lambda chosen: create_tool_calling_agent(
-            llm, chosen, prompt, message_formatter=message_formatter
-        ),
+
+    def bind(chosen: Sequence[BaseTool], final: bool) -> Runnable[Any, Any]:
+        return _without_tool_calls(llm, chosen) if final else _bind_tools(llm, chosen)
+
+    return _tool_calling_agent(
+        llm, tools, prompt, bind, message_formatter, ToolsAgentOutputParser()
     )
 
 
@@ -154,21 +185,77 @@ def create_openai_tools_agent(
         AgentConfigurationError: the prompt lacks ``agent_scratchpad``.
     """
 
-    def schemas() -> list[dict[str, Any]]:
-        return [convert_to_openai_tool(t, strict=strict) for t in tools]
+    def bind(chosen: Sequence[BaseTool], final: bool) -> Runnable[Any, Any]:
+        schemas = [convert_to_openai_tool(t, strict=strict) for t in chosen]
+        return llm.bind(tools=schemas, tool_choice="none") if final else llm.bind(tools=schemas)
 
-    return assemble(
-        llm=llm,
-        prompt=prompt,
-        required={"agent_scratchpad"},
-        llm_step=lambda: llm.bind(tools=schemas()),
-        final_llm=lambda: llm.bind(tools=schemas(), tool_choice="none"),
-        format_scratchpad=format_to_openai_tool_messages,
-        output_parser=OpenAIToolsAgentOutputParser(),
-        final_instruction=TOOL_CALLING_FINAL_ANSWER,
-        tools=tools,
-        rebuild=lambda chosen: create_openai_tools_agent(llm, chosen, prompt, strict),
-    )
+    parser = OpenAIToolsAgentOutputParser()
+    return _tool_calling_agent(llm, tools, prompt, bind, format_to_openai_tool_messages, parser)
+
+
+def create_openai_functions_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: ChatPromptTemplate,
+) -> AgentRunnable[SingleDecision]:
+    """An agent for models that call OpenAI *functions* (LangChain's legacy agent).
+
+    The model answers with one ``additional_kwargs["function_call"]`` a step
+    (`OpenAIFunctionsAgentOutputParser`), and the scratchpad replays each call and its result
+    as a `FunctionMessage`. New code should prefer `create_tool_calling_agent`; this one is
+    here so that old agents port.
+
+    Args:
+        llm: a model that accepts OpenAI's ``functions`` argument.
+        tools: the tools, bound as functions.
+        prompt: a chat prompt with an ``agent_scratchpad`` messages placeholder.
+
+    Raises:
+        AgentConfigurationError: the prompt lacks ``agent_scratchpad`` (LangChain's message).
+    """
+    have = {*prompt.input_variables, *prompt.partial_variables, *prompt.optional_variables}
+    if "agent_scratchpad" not in have:
+        raise AgentConfigurationError(
+            "Prompt must have input variable `agent_scratchpad`, but wasn't found. "
+            f"Found {prompt.input_variables} instead."
+        )
+
+    def bind(chosen: Sequence[BaseTool], final: bool) -> Runnable[Any, Any]:
+        functions = [convert_to_openai_function(t) for t in chosen]
+        if final:
+            return llm.bind(functions=functions, function_call="none")
+        return llm.bind(functions=functions)
+
+    parser = OpenAIFunctionsAgentOutputParser()
+    return _tool_calling_agent(llm, tools, prompt, bind, format_to_openai_function_messages, parser)
+
+
+def _tool_calling_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    bind: Binder,
+    format_scratchpad: Callable[[Steps], Any],
+    output_parser: BaseOutputParser[Decision],
+) -> AgentRunnable[Decision]:
+    """A tool-calling agent: the model is given the tools by `bind`, and must not call them
+    for the final answer; rebuilt for other tools with the same choices."""
+
+    def build(chosen: Sequence[BaseTool]) -> AgentRunnable[Decision]:
+        return assemble(
+            llm=llm,
+            prompt=prompt,
+            required={"agent_scratchpad"},
+            llm_step=lambda: bind(chosen, False),
+            final_llm=lambda: bind(chosen, True),
+            format_scratchpad=format_scratchpad,
+            output_parser=output_parser,
+            final_instruction=TOOL_CALLING_FINAL_ANSWER,
+            tools=chosen,
+            rebuild=build,
+        )
+
+    return build(tools)
 
 
 def create_react_agent(
@@ -195,21 +282,8 @@ def create_react_agent(
     Raises:
         AgentConfigurationError: the prompt lacks a required variable.
     """
-    return assemble(
-        llm=llm,
-        prompt=prompt,
-        required={"tools", "tool_names", "agent_scratchpad"},
-        llm_step=lambda: with_stop(llm, stop_sequence, "\nObservation"),
-        final_llm=lambda: with_stop(llm, stop_sequence, "\nObservation"),
-        format_scratchpad=format_log_to_str,
-        output_parser=output_parser or ReActSingleInputOutputParser(),
-        final_instruction=REACT_FINAL_ANSWER,
-        tools=tools,
-        tools_renderer=tools_renderer,
-        rebuild=lambda chosen: create_react_agent(
-            llm, chosen, prompt, output_parser, tools_renderer, stop_sequence=stop_sequence
-        ),
-    )
+    parser = output_parser or ReActSingleInputOutputParser()
+    return _text_agent(_REACT, llm, tools, prompt, parser, tools_renderer, stop_sequence)
 
 
 def create_structured_chat_agent(
@@ -227,28 +301,16 @@ def create_structured_chat_agent(
         tools: the tools, described to the model with their arguments.
         prompt: a chat prompt with ``tools``, ``tool_names`` and ``agent_scratchpad`` (a
             string); ``tools`` and ``tool_names`` are filled in here.
-        tools_renderer: tools → the ``tools`` text.
+        tools_renderer: tools → the ``tools`` text (by default with each tool's arguments).
         stop_sequence: True stops the model at ``"\\nObservation"``, a list at those
             sequences, False not at all.
 
     Raises:
-        AgentConfigurationError: the prompt lacks a required variable.
+        AgentConfigurationError: the prompt lacks ``tools``, ``tool_names`` or
+            ``agent_scratchpad``.
     """
-    return assemble(
-        llm=llm,
-        prompt=prompt,
-        required={"tools", "tool_names", "agent_scratchpad"},
-        llm_step=lambda: with_stop(llm, stop_sequence, "\nObservation"),
-        final_llm=lambda: with_stop(llm, stop_sequence, "\nObservation"),
-        format_scratchpad=format_log_to_str,
-        output_parser=JSONAgentOutputParser(),
-        final_instruction=STRUCTURED_CHAT_FINAL_ANSWER,
-        tools=tools,
-        tools_renderer=tools_renderer,
-        rebuild=lambda chosen: create_structured_chat_agent(
-            llm, chosen, prompt, tools_renderer, stop_sequence=stop_sequence
-        ),
-    )
+    parser = JSONAgentOutputParser()
+    return _text_agent(_STRUCTURED_CHAT, llm, tools, prompt, parser, tools_renderer, stop_sequence)
 
 
 def create_xml_agent(
@@ -268,24 +330,45 @@ def create_xml_agent(
         prompt: a prompt with ``tools`` and ``agent_scratchpad`` (a string); ``tools`` is
             filled in here.
         tools_renderer: tools → the ``tools`` text.
-        stop_sequence: True stops the model at ``"</tool_input>"``, a list at those
-            sequences, False not at all.
+        stop_sequence: True stops the model at ``"</tool_input>"`` (the end of a call's
+            input), a list at those sequences, False not at all.
 
     Raises:
-        AgentConfigurationError: the prompt lacks a required variable.
+        AgentConfigurationError: the prompt lacks ``tools`` or ``agent_scratchpad``.
     """
-    return assemble(
-        llm=llm,
-        prompt=prompt,
-        required={"tools", "agent_scratchpad"},
-        llm_step=lambda: with_stop(llm, stop_sequence, "</tool_input>"),
-        final_llm=lambda: with_stop(llm, stop_sequence, "</tool_input>"),
-        format_scratchpad=format_xml,
-        output_parser=XMLAgentOutputParser(),
-        final_instruction=XML_FINAL_ANSWER,
-        tools=tools,
-        tools_renderer=tools_renderer,
-        rebuild=lambda chosen: create_xml_agent(
-            llm, chosen, prompt, tools_renderer, stop_sequence=stop_sequence
-        ),
-    )
+    parser = XMLAgentOutputParser()
+    return _text_agent(_XML, llm, tools, prompt, parser, tools_renderer, stop_sequence)
+
+
+def _text_agent(
+    protocol: _TextProtocol,
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    output_parser: BaseOutputParser[SingleDecision],
+    tools_renderer: ToolsRenderer,
+    stop_sequence: bool | list[str],
+) -> AgentRunnable[SingleDecision]:
+    """A text-protocol agent: the tools rendered into the prompt, and every model call
+    stopped at `protocol`'s stop sequence (or `stop_sequence`'s); rebuilt for other tools
+    with the same choices."""
+
+    def step() -> Runnable[Any, Any]:
+        return with_stop(llm, stop_sequence, protocol.stop)  # type: ignore[no-any-return]
+
+    def build(chosen: Sequence[BaseTool]) -> AgentRunnable[SingleDecision]:
+        return assemble(
+            llm=llm,
+            prompt=prompt,
+            required=set(protocol.required),
+            llm_step=step,
+            final_llm=step,
+            format_scratchpad=protocol.format_scratchpad,
+            output_parser=output_parser,
+            final_instruction=protocol.final_instruction,
+            tools=chosen,
+            tools_renderer=tools_renderer,
+            rebuild=build,
+        )
+
+    return build(tools)

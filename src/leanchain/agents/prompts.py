@@ -19,7 +19,7 @@ message that carries each tool's result back to the model.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from leanchain.agents.output_parsers.react_single_input import FORMAT_INSTRUCTIONS
 from leanchain.prompts import ChatPromptTemplate, MessagesPlaceholder, PromptTemplate
@@ -34,19 +34,29 @@ __all__ = [
     "XML_PROMPT",
 ]
 
+
+def _chat_prompt(
+    system: str, human: str, *, scratchpad_messages: bool = True
+) -> ChatPromptTemplate:
+    """The chat prompts' shape: the system message, an optional ``chat_history``, the human
+    turn, then the steps so far as messages (``agent_scratchpad``) unless the human turn holds
+    a text scratchpad."""
+    messages: list[Any] = [
+        ("system", system),
+        MessagesPlaceholder("chat_history", optional=True),
+        ("human", human),
+    ]
+    if scratchpad_messages:
+        messages.append(MessagesPlaceholder("agent_scratchpad"))
+    return ChatPromptTemplate(messages)
+
+
 TOOL_CALLING_SYSTEM: Final = (
     "You are a helpful assistant. Call the tools you are given whenever they help you answer "
     "accurately; when you have what you need, reply to the user directly."
 )
 
-TOOL_CALLING_PROMPT: Final = ChatPromptTemplate(
-    [
-        ("system", TOOL_CALLING_SYSTEM),
-        MessagesPlaceholder("chat_history", optional=True),
-        ("human", "{input}"),
-        MessagesPlaceholder("agent_scratchpad"),
-    ]
-)
+TOOL_CALLING_PROMPT: Final = _chat_prompt(TOOL_CALLING_SYSTEM, "{input}")
 """System persona, optional ``chat_history``, the human ``{input}``, then the tool messages of
 the steps so far (``agent_scratchpad``). The tools are bound natively, so the prompt has no
 format keywords."""
@@ -118,12 +128,8 @@ STRUCTURED_CHAT_HUMAN: Final = (
     "(Whatever you want to say, reply with one JSON blob holding a single action.)"
 )
 
-STRUCTURED_CHAT_PROMPT: Final = ChatPromptTemplate(
-    [
-        ("system", STRUCTURED_CHAT_SYSTEM),
-        MessagesPlaceholder("chat_history", optional=True),
-        ("human", STRUCTURED_CHAT_HUMAN),
-    ]
+STRUCTURED_CHAT_PROMPT: Final = _chat_prompt(
+    STRUCTURED_CHAT_SYSTEM, STRUCTURED_CHAT_HUMAN, scratchpad_messages=False
 )
 """A system message with the tools (``{tools}``, ``{tool_names}``) and the JSON-blob protocol,
 optional ``chat_history``, then a human message with ``{input}``, the text scratchpad and a
@@ -207,14 +213,7 @@ JSON_CHAT_HUMAN: Final = (
     "nothing else.)"
 )
 
-JSON_CHAT_PROMPT: Final = ChatPromptTemplate(
-    [
-        ("system", JSON_CHAT_SYSTEM),
-        MessagesPlaceholder("chat_history", optional=True),
-        ("human", JSON_CHAT_HUMAN),
-        MessagesPlaceholder("agent_scratchpad"),
-    ]
-)
+JSON_CHAT_PROMPT: Final = _chat_prompt(JSON_CHAT_SYSTEM, JSON_CHAT_HUMAN)
 """A system message with the tools (``{tools}``, ``{tool_names}``) and the JSON-blob protocol,
 optional ``chat_history``, a human message with ``{input}`` and a reminder to answer with one
 JSON blob, then the steps so far as messages (``agent_scratchpad``: each reply, then the tool's

@@ -4,24 +4,27 @@ Each function runs one hook of every middleware that overrides it, in the execut
 and folds the answers: ``None`` goes on unchanged, a rewritten value goes on to the next
 middleware, an ending answer (`AgentFinish`, `StopRun`, `Interrupt`) ends the fold. The loop
 calls these only when the hook table says some middleware uses the hook.
+
+They are steps of the loop's flow (`_loop`): each hook call is yielded as an `Effect` (the
+hook and its async twin, with the arguments), which the sync driver calls and the async
+driver awaits, so each fold is written once for both.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Generator
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from leanchain.agents.middleware._base import Interrupt, ModelRequest, Plan, StopRun
 from leanchain.agents.schema import AgentFinish, AgentStep
 
 if TYPE_CHECKING:
     from leanchain.agents._run import AgentRun
+    from leanchain.agents.middleware._base import AgentMiddleware
 
 __all__ = [
-    "aafter_agent",
-    "aafter_model",
-    "aafter_step",
-    "abefore_agent",
-    "abefore_model",
+    "Effect",
+    "Flow",
     "after_agent",
     "after_model",
     "after_step",
@@ -29,40 +32,40 @@ __all__ = [
     "before_model",
 ]
 
-Ending = AgentFinish | StopRun
+Effect: TypeAlias = tuple[Callable[..., Any], Callable[..., Awaitable[Any]], tuple[Any, ...]]
+"""A call the flow asks its driver to make: the sync function, its async twin, the arguments.
+The driver sends back the result (or throws the exception in)."""
+Flow: TypeAlias = Generator[Any, Any, Any]
+"""A step of the loop written once: it yields effects (and the loop's events) to a driver."""
 
 
-def _check(hook: str, answer: object, allowed: tuple[type, ...]) -> None:
+def _ask(m: AgentMiddleware, hook: str, allowed: tuple[type, ...], *args: Any) -> Flow:
+    """One middleware's `hook` (sync or async, as the driver runs), its answer checked.
+
+    Raises:
+        TypeError: the answer is neither ``None`` nor one of `allowed`.
+    """
+    answer = yield getattr(m, hook), getattr(m, f"a{hook}"), args
     if answer is not None and not isinstance(answer, allowed):
         names = ", ".join(t.__name__ for t in allowed)
         raise TypeError(f"{hook} must return None or one of {names}; got {answer!r}")
+    return answer
 
 
-def before_agent(run: AgentRun) -> Ending | None:
+def before_agent(run: AgentRun) -> Flow:
     """The run's `before_agent` hooks: the first ending answer, if any."""
     for m in run.executor.hooks.before_agent:
-        answer = m.before_agent(run)
-        _check("before_agent", answer, (AgentFinish, StopRun))
+        answer = yield from _ask(m, "before_agent", (AgentFinish, StopRun), run)
         if answer is not None:
             return answer
     return None
 
 
-async def abefore_agent(run: AgentRun) -> Ending | None:
-    """Async `before_agent`."""
-    for m in run.executor.hooks.before_agent:
-        answer = await m.abefore_agent(run)
-        _check("before_agent", answer, (AgentFinish, StopRun))
-        if answer is not None:
-            return answer
-    return None
-
-
-def before_model(run: AgentRun, request: ModelRequest) -> ModelRequest | Ending:
+def before_model(run: AgentRun, request: ModelRequest) -> Flow:
     """The request after every `before_model` hook, or the first ending answer."""
+    allowed = (ModelRequest, AgentFinish, StopRun)
     for m in run.executor.hooks.before_model:
-        answer = m.before_model(run, request)
-        _check("before_model", answer, (ModelRequest, AgentFinish, StopRun))
+        answer = yield from _ask(m, "before_model", allowed, run, request)
         if isinstance(answer, ModelRequest):
             request = answer
         elif answer is not None:
@@ -70,55 +73,24 @@ def before_model(run: AgentRun, request: ModelRequest) -> ModelRequest | Ending:
     return request
 
 
-async def abefore_model(run: AgentRun, request: ModelRequest) -> ModelRequest | Ending:
-    """Async `before_model`."""
-    for m in run.executor.hooks.before_model:
-        answer = await m.abefore_model(run, request)
-        _check("before_model", answer, (ModelRequest, AgentFinish, StopRun))
-        if isinstance(answer, ModelRequest):
-            request = answer
-        elif answer is not None:
-            return answer
-    return request
-
-
-def after_model(run: AgentRun, plan: Plan) -> Plan | StopRun | Interrupt:
+def after_model(run: AgentRun, plan: Plan) -> Flow:
     """The plan after every `after_model` hook, or the first stop or interrupt."""
+    allowed = (AgentFinish, list, StopRun, Interrupt)
     for m in run.executor.hooks.after_model:
-        answer = m.after_model(run, plan)
-        _check("after_model", answer, (AgentFinish, list, StopRun, Interrupt))
-        if isinstance(answer, Interrupt):
-            if isinstance(plan, list):
-                answer.plan = plan  # what the earlier hooks made of it is what waits
-            return answer
-        if isinstance(answer, StopRun):
+        answer = yield from _ask(m, "after_model", allowed, run, plan)
+        if isinstance(answer, Interrupt) and isinstance(plan, list):
+            answer.plan = plan  # what the earlier hooks made of it is what waits
+        if isinstance(answer, Interrupt | StopRun):
             return answer
         if answer is not None:
             plan = answer
     return plan
 
 
-async def aafter_model(run: AgentRun, plan: Plan) -> Plan | StopRun | Interrupt:
-    """Async `after_model`."""
-    for m in run.executor.hooks.after_model:
-        answer = await m.aafter_model(run, plan)
-        _check("after_model", answer, (AgentFinish, list, StopRun, Interrupt))
-        if isinstance(answer, Interrupt):
-            if isinstance(plan, list):
-                answer.plan = plan  # what the earlier hooks made of it is what waits
-            return answer
-        if isinstance(answer, StopRun):
-            return answer
-        if answer is not None:
-            plan = answer
-    return plan
-
-
-def after_step(run: AgentRun, steps: list[AgentStep]) -> tuple[list[AgentStep], Ending | None]:
+def after_step(run: AgentRun, steps: list[AgentStep]) -> Flow:
     """The steps after every `after_step` hook, and the first ending answer (if any)."""
     for m in run.executor.hooks.after_step:
-        answer = m.after_step(run, steps)
-        _check("after_step", answer, (list, AgentFinish, StopRun))
+        answer = yield from _ask(m, "after_step", (list, AgentFinish, StopRun), run, steps)
         if isinstance(answer, list):
             steps = answer
         elif answer is not None:
@@ -126,35 +98,10 @@ def after_step(run: AgentRun, steps: list[AgentStep]) -> tuple[list[AgentStep], 
     return steps, None
 
 
-async def aafter_step(
-    run: AgentRun, steps: list[AgentStep]
-) -> tuple[list[AgentStep], Ending | None]:
-    """Async `after_step`."""
-    for m in run.executor.hooks.after_step:
-        answer = await m.aafter_step(run, steps)
-        _check("after_step", answer, (list, AgentFinish, StopRun))
-        if isinstance(answer, list):
-            steps = answer
-        elif answer is not None:
-            return steps, answer
-    return steps, None
-
-
-def after_agent(run: AgentRun, finish: AgentFinish) -> AgentFinish:
+def after_agent(run: AgentRun, finish: AgentFinish) -> Flow:
     """The finish after every `after_agent` hook."""
     for m in run.executor.hooks.after_agent:
-        answer = m.after_agent(run, finish)
-        _check("after_agent", answer, (AgentFinish,))
-        if answer is not None:
-            finish = answer
-    return finish
-
-
-async def aafter_agent(run: AgentRun, finish: AgentFinish) -> AgentFinish:
-    """Async `after_agent`."""
-    for m in run.executor.hooks.after_agent:
-        answer = await m.aafter_agent(run, finish)
-        _check("after_agent", answer, (AgentFinish,))
+        answer = yield from _ask(m, "after_agent", (AgentFinish,), run, finish)
         if answer is not None:
             finish = answer
     return finish

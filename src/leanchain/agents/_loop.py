@@ -1,11 +1,14 @@
 """The agent loop, written once: plan, run the tools, record the steps, until a finish or a limit.
 
-`steps` (sync) and `asteps` (async) are the only two copies of the control flow; they yield
-`Planned`, `Stepped` and finally `Finished` events (`Interrupted` before it when a middleware
-paused the run). Everything they decide on is in `AgentRun`, shared by both; the middleware
-hooks are called through `_hooks`, only where the executor's hook table has users, one
-generic branch per kind of answer. `invoke`, `stream`, `iter` and their async twins are views
-of these events.
+`_flow` is the control flow, once for sync and async: a generator that yields the loop's
+events (`Planned`, `Stepped`, `Interrupted` when a middleware paused the run) and, for every
+call that may block (the planning call, the tool calls, the middleware hooks, a final
+answer), an `Effect`: the sync function, its async twin and the arguments. `steps` (sync)
+and `asteps` (async) drive it: they make each call (or await it), send the result back (or
+throw the exception in, where the flow asked for it), pass the events on, and end with the
+`Finished` event the flow returns. Everything the flow decides on is in `AgentRun`; the
+middleware hooks are called through `_hooks`, only where the executor's hook table has
+users. `invoke`, `stream`, `iter` and their async twins are views of these events.
 
 Time limits: the sync loop waits for a planning call only until the deadline (`call_within`)
 and the async loop cancels it; no tool call starts once the time is up.
@@ -20,11 +23,12 @@ from typing import Any, TypeVar
 
 from leanchain.agents import _hooks
 from leanchain.agents._deadline import call_within
+from leanchain.agents._hooks import Effect, Flow
 from leanchain.agents._run import AgentRun
 from leanchain.agents._tools_run import arun_calls, run_calls
 from leanchain.agents.middleware._base import Interrupt, ModelRequest, Plan, StopRun
 from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep
-from leanchain.callbacks.manager import astart_run, start_run
+from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.errors import OutputParserException
 
 __all__ = ["Event", "Finished", "Interrupted", "Planned", "Stepped", "asteps", "steps"]
@@ -74,132 +78,119 @@ class Finished:
 Event = Planned | Stepped | Interrupted | Finished
 
 
-def _ending(run: AgentRun, answer: AgentFinish | StopRun) -> AgentFinish:
-    return run.stop_with(answer) if isinstance(answer, StopRun) else answer
+def _ending(run: AgentRun, answer: AgentFinish | StopRun) -> Flow:
+    if isinstance(answer, StopRun):
+        return (yield run.stop_with, run.astop_with, (answer,))
+    return answer
 
 
-async def _aending(run: AgentRun, answer: AgentFinish | StopRun) -> AgentFinish:
-    return await run.astop_with(answer) if isinstance(answer, StopRun) else answer
-
-
-def steps(run: AgentRun) -> Iterator[Event]:
-    """The sync loop."""
-    hooks = run.executor.hooks
-    if hooks.any:
-        hooks.check_sync()
-    # An "agent" run sends chain events; the run_type keyword tells handlers its kind from
-    # the start (an OpenTelemetry handler names its span "invoke_agent ...").
-    manager = (
-        start_run(run.config, "agent", run.executor.get_name(), run.inputs, run_type="agent")
-        if run.config.get("callbacks")
-        else None
-    )
+def _flow(run: AgentRun, manager: RunManager | None) -> Flow:
+    """The loop under the executor's run `manager` (or none): yields events and effects,
+    returns the `Finished` event."""
     run.begin(manager)
-    try:
-        finish: AgentFinish | None = None
-        paused: Interrupted | None = None
-        if hooks.before_agent and not run.resumed:
-            answer = _hooks.before_agent(run)
-            if answer is not None:
-                finish = _ending(run, answer)
-        while finish is None and run.should_continue():
-            plan: Plan | StopRun | Interrupt
-            if run.pending is not None:
-                plan, run.pending = run.pending, None
-            else:
-                request = run.request()
-                if hooks.before_model:
-                    rewritten = _hooks.before_model(run, request)
-                    if not isinstance(rewritten, ModelRequest):
-                        finish = _ending(run, rewritten)
-                        break
-                    request = rewritten
-                try:
-                    in_time, planned = call_within(partial(run.plan, request), run.deadline())
-                except OutputParserException as exc:
-                    kept, answer = _keep_error_step(run, exc)
-                    yield Stepped(kept, False)
-                    if answer is not None:
-                        finish = _ending(run, answer)
-                    continue
-                if not in_time or planned is None:
-                    break
-                plan = _hooks.after_model(run, planned) if hooks.after_model else planned
-                if isinstance(plan, Interrupt):
-                    paused = Interrupted(plan, plan.plan or planned)  # type: ignore[arg-type]
-                    break
-            if isinstance(plan, StopRun):
-                finish = run.stop_with(plan)
-                break
-            if isinstance(plan, AgentFinish):
-                finish = plan
-                break
-            if run.out_of_time():
-                break
-            run.announce(plan)
-            yield Planned(plan)
-            calls = [run.tool_call(request) for request in run.tool_requests(plan)]
-            done = run_calls(calls, run.executor.max_tool_concurrency, run.deadline())
-            if done is None:
-                break
-            answer = None
-            if hooks.after_step:
-                done, answer = _hooks.after_step(run, done)
-            finish = run.record(done)
-            yield Stepped(done, finish is not None)
-            if finish is None and answer is not None:
-                finish = _ending(run, answer)
-        if paused is not None:
-            yield paused
-            event = Finished(None, run.pause(paused.actions, paused.interrupt))
+    hooks = run.executor.hooks
+    finish: AgentFinish | None = None
+    paused: Interrupted | None = None
+    if hooks.before_agent and not run.resumed:
+        answer = yield from _hooks.before_agent(run)
+        if answer is not None:
+            finish = yield from _ending(run, answer)
+    while finish is None and run.should_continue():
+        plan: Plan | StopRun | Interrupt
+        if run.pending is not None:
+            plan, run.pending = run.pending, None
         else:
-            if finish is None:
-                finish = run.stop()
-            if hooks.after_agent:
-                finish = _hooks.after_agent(run, finish)
-            event = Finished(finish, run.outputs(finish))
-    except GeneratorExit:  # closed early by its consumer: an end, not a failure
-        if manager:
-            manager.on_end(dict(run.inputs))
-        raise
-    except BaseException as exc:
-        if manager:
-            manager.on_error(exc)
-        raise
-    # The run ends after its last event is out: a view streams the outputs first.
-    try:
-        yield event
-    finally:
-        if manager:
-            if event.finish is not None:
-                manager.emit("on_agent_finish", event.finish)
-            manager.on_end({**run.inputs, **event.outputs})
+            request = run.request()
+            if hooks.before_model:
+                rewritten = yield from _hooks.before_model(run, request)
+                if not isinstance(rewritten, ModelRequest):
+                    finish = yield from _ending(run, rewritten)
+                    break
+                request = rewritten
+            try:
+                planned = yield _plan, _aplan, (run, request)
+            except OutputParserException as exc:
+                kept, answer = yield from _keep_error_step(run, exc)
+                yield Stepped(kept, False)
+                if answer is not None:
+                    finish = yield from _ending(run, answer)
+                continue
+            if planned is None:  # out of time
+                break
+            plan = (yield from _hooks.after_model(run, planned)) if hooks.after_model else planned
+            if isinstance(plan, Interrupt):
+                paused = Interrupted(plan, plan.plan or planned)
+                break
+        if isinstance(plan, StopRun):
+            finish = yield run.stop_with, run.astop_with, (plan,)
+            break
+        if isinstance(plan, AgentFinish):
+            finish = plan
+            break
+        if run.out_of_time():
+            break
+        if run.manager is not None:
+            yield run.announce, run.aannounce, (plan,)
+        yield Planned(plan)
+        done = yield _run_tools, _arun_tools, (run, plan)
+        if done is None:  # out of time
+            break
+        answer = None
+        if hooks.after_step:
+            done, answer = yield from _hooks.after_step(run, done)
+        finish = run.record(done)
+        yield Stepped(done, finish is not None)
+        if finish is None and answer is not None:
+            finish = yield from _ending(run, answer)
+    if paused is not None:
+        yield paused
+        return Finished(None, run.pause(paused.actions, paused.interrupt))
+    if finish is None:
+        finish = yield run.stop, run.astop, ()
+    if hooks.after_agent:
+        finish = yield from _hooks.after_agent(run, finish)
+    return Finished(finish, run.outputs(finish))
 
 
-def _keep_error_step(
-    run: AgentRun, exc: OutputParserException
-) -> tuple[list[AgentStep], AgentFinish | StopRun | None]:
+def _keep_error_step(run: AgentRun, exc: OutputParserException) -> Flow:
     """The step an unparsable reply becomes, after the `after_step` hooks, kept."""
     step = run.parse_error_step(exc)
-    run.announce([step.action])
+    if run.manager is not None:
+        yield run.announce, run.aannounce, ([step.action],)
     kept, answer = [step], None
     if run.executor.hooks.after_step:
-        kept, answer = _hooks.after_step(run, kept)
+        kept, answer = yield from _hooks.after_step(run, kept)
     run.record(kept)
     return kept, answer
 
 
-async def _akeep_error_step(
-    run: AgentRun, exc: OutputParserException
-) -> tuple[list[AgentStep], AgentFinish | StopRun | None]:
-    """Async `_keep_error_step`."""
-    step = run.parse_error_step(exc)
-    await run.aannounce([step.action])
-    kept, answer = [step], None
-    if run.executor.hooks.after_step:
-        kept, answer = await _hooks.aafter_step(run, kept)
-    run.record(kept)
-    return kept, answer
+# -- the effects that differ between sync and async ----------------------------------------
+
+
+def _plan(run: AgentRun, request: ModelRequest) -> Plan | None:
+    """The planning call, waited for until the deadline (``None``: the time ran out)."""
+    in_time, planned = call_within(partial(run.plan, request), run.deadline())
+    return planned if in_time else None
+
+
+async def _aplan(run: AgentRun, request: ModelRequest) -> Plan | None:
+    """The planning call, cancelled at the deadline (``None``: the time ran out)."""
+    in_time, planned = await _limited(run.aplan(request), run.remaining())
+    return planned if in_time else None
+
+
+def _run_tools(run: AgentRun, plan: list[AgentAction]) -> list[AgentStep] | None:
+    """The step's tool calls, waited for until the deadline (``None``: the time ran out)."""
+    calls = [run.tool_call(request) for request in run.tool_requests(plan)]
+    return run_calls(calls, run.executor.max_tool_concurrency, run.deadline())
+
+
+async def _arun_tools(run: AgentRun, plan: list[AgentAction]) -> list[AgentStep] | None:
+    """The step's tool calls as tasks, cancelled at the deadline (``None``: out of time)."""
+    calls = [run.atool_call(request) for request in run.tool_requests(plan)]
+    work = arun_calls(calls, run.executor.max_tool_concurrency)
+    in_time, done = await _limited(work, run.remaining())
+    return done if in_time else None
 
 
 async def _limited(work: Coroutine[Any, Any, T], remaining: float | None) -> tuple[bool, T | None]:
@@ -216,92 +207,115 @@ async def _limited(work: Coroutine[Any, Any, T], remaining: float | None) -> tup
         raise
 
 
-async def asteps(run: AgentRun) -> AsyncIterator[Event]:
-    """The async loop; the time limit cancels the planning call or the tool calls in flight."""
+# -- the drivers ---------------------------------------------------------------------------
+
+
+def _next(flow: Flow, sent: Any, error: BaseException | None = None) -> Any:
+    """The flow's next event or effect after `sent` (or `error` thrown in); at its end, the
+    `Finished` event it returns."""
+    try:
+        return flow.send(sent) if error is None else flow.throw(error)
+    except StopIteration as end:
+        return end.value
+
+
+def _called(flow: Flow, effect: Effect) -> Any:
+    """Make the effect's sync call; the flow's next item after its result (or its error)."""
+    try:
+        result = effect[0](*effect[2])
+    except BaseException as exc:  # back to where the flow asked for the call
+        return _next(flow, None, exc)
+    return _next(flow, result)
+
+
+async def _acalled(flow: Flow, effect: Effect) -> Any:
+    """Await the effect's async call; the flow's next item after its result (or its error)."""
+    try:
+        result = await effect[1](*effect[2])
+    except BaseException as exc:
+        return _next(flow, None, exc)
+    return _next(flow, result)
+
+
+def _stopped(manager: RunManager, run: AgentRun, exc: BaseException) -> Effect:
+    """How the run's manager hears of `exc`: a consumer that stopped reading (the generator
+    closed early) ends the run, anything else fails it."""
+    if isinstance(exc, GeneratorExit):
+        return manager.on_end, manager.aon_end, (dict(run.inputs),)
+    return manager.on_error, manager.aon_error, (exc,)
+
+
+def _end(manager: RunManager, run: AgentRun, event: Finished) -> None:
+    if event.finish is not None:
+        manager.emit("on_agent_finish", event.finish)
+    manager.on_end({**run.inputs, **event.outputs})
+
+
+async def _aend(manager: RunManager, run: AgentRun, event: Finished) -> None:
+    if event.finish is not None:
+        await manager.aemit("on_agent_finish", event.finish)
+    await manager.aon_end({**run.inputs, **event.outputs})
+
+
+def steps(run: AgentRun) -> Iterator[Event]:
+    """The sync loop: each effect is called here."""
     hooks = run.executor.hooks
+    if hooks.any:
+        hooks.check_sync()
+    # An "agent" run sends chain events; the run_type keyword tells handlers its kind from
+    # the start (an OpenTelemetry handler names its span "invoke_agent ...").
     manager = (
-        await astart_run(run.config, "agent", run.executor.get_name(), run.inputs, run_type="agent")
+        start_run(run.config, "agent", run.executor.get_name(), run.inputs, run_type="agent")
         if run.config.get("callbacks")
         else None
     )
-    run.begin(manager)
+    flow = _flow(run, manager)
     try:
-        finish: AgentFinish | None = None
-        paused: Interrupted | None = None
-        if hooks.before_agent and not run.resumed:
-            answer = await _hooks.abefore_agent(run)
-            if answer is not None:
-                finish = await _aending(run, answer)
-        while finish is None and run.should_continue():
-            plan: Plan | StopRun | Interrupt
-            if run.pending is not None:
-                plan, run.pending = run.pending, None
-            else:
-                request = run.request()
-                if hooks.before_model:
-                    rewritten = await _hooks.abefore_model(run, request)
-                    if not isinstance(rewritten, ModelRequest):
-                        finish = await _aending(run, rewritten)
-                        break
-                    request = rewritten
-                try:
-                    in_time, planned = await _limited(run.aplan(request), run.remaining())
-                except OutputParserException as exc:
-                    kept, answer = await _akeep_error_step(run, exc)
-                    yield Stepped(kept, False)
-                    if answer is not None:
-                        finish = await _aending(run, answer)
-                    continue
-                if not in_time or planned is None:
-                    break
-                plan = await _hooks.aafter_model(run, planned) if hooks.after_model else planned
-                if isinstance(plan, Interrupt):
-                    paused = Interrupted(plan, plan.plan or planned)  # type: ignore[arg-type]
-                    break
-            if isinstance(plan, StopRun):
-                finish = await run.astop_with(plan)
-                break
-            if isinstance(plan, AgentFinish):
-                finish = plan
-                break
-            if run.out_of_time():
-                break
-            await run.aannounce(plan)
-            yield Planned(plan)
-            calls = [run.atool_call(request) for request in run.tool_requests(plan)]
-            in_time, done = await _limited(
-                arun_calls(calls, run.executor.max_tool_concurrency), run.remaining()
-            )
-            if not in_time or done is None:
-                break
-            answer = None
-            if hooks.after_step:
-                done, answer = await _hooks.aafter_step(run, done)
-            finish = run.record(done)
-            yield Stepped(done, finish is not None)
-            if finish is None and answer is not None:
-                finish = await _aending(run, answer)
-        if paused is not None:
-            yield paused
-            event = Finished(None, run.pause(paused.actions, paused.interrupt))
-        else:
-            if finish is None:
-                finish = await run.astop()
-            if hooks.after_agent:
-                finish = await _hooks.aafter_agent(run, finish)
-            event = Finished(finish, run.outputs(finish))
-    except GeneratorExit:
+        item = _next(flow, None)
+        while not isinstance(item, Finished):
+            if type(item) is tuple:
+                item = _called(flow, item)
+                continue
+            yield item
+            item = _next(flow, None)
+    except BaseException as exc:  # GeneratorExit too: closed early by its consumer
+        flow.close()
         if manager:
-            await manager.aon_end(dict(run.inputs))
+            tell = _stopped(manager, run, exc)
+            tell[0](*tell[2])
         raise
-    except BaseException as exc:
-        if manager:
-            await manager.aon_error(exc)
-        raise
+    # The run ends after its last event is out: a view streams the outputs first.
     try:
-        yield event
+        yield item
     finally:
         if manager:
-            if event.finish is not None:
-                await manager.aemit("on_agent_finish", event.finish)
-            await manager.aon_end({**run.inputs, **event.outputs})
+            _end(manager, run, item)
+
+
+async def asteps(run: AgentRun) -> AsyncIterator[Event]:
+    """The async loop: each effect is awaited here, so the time limit cancels a planning call
+    or the tool calls in flight."""
+    manager = None
+    if run.config.get("callbacks"):
+        name = run.executor.get_name()
+        manager = await astart_run(run.config, "agent", name, run.inputs, run_type="agent")
+    flow = _flow(run, manager)
+    try:
+        item = _next(flow, None)
+        while not isinstance(item, Finished):
+            if type(item) is not tuple:
+                yield item
+                item = _next(flow, None)
+            else:
+                item = await _acalled(flow, item)
+    except BaseException as exc:
+        flow.close()
+        if manager:
+            tell = _stopped(manager, run, exc)
+            await tell[1](*tell[2])
+        raise
+    try:
+        yield item
+    finally:
+        if manager:
+            await _aend(manager, run, item)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from leanchain.agents._stopping import finish_from_reply, forced_finish, log_stop
 from leanchain.agents.format_scratchpad._steps import RunSteps
@@ -52,6 +52,9 @@ INVALID_TOOL_NAME = "invalid_tool"
 _INVALID_TOOL_DESCRIPTION = "Called when tool name is invalid. Suggests valid tool names."
 
 _NOTHING: Any = object()
+
+Request = TypeVar("Request")
+Out = TypeVar("Out")
 
 
 def _add(total: Any, chunk: Any) -> Any:
@@ -192,11 +195,11 @@ class AgentRun:
         self._tool_handler: Callable[[ToolCallRequest], AgentStep] = self._run_tool
         self._atool_handler: Callable[[ToolCallRequest], Awaitable[AgentStep]] = self._arun_tool
         for m in reversed(hooks.wrap_model_call):
-            self._model_handler = _wrap_model(m, self, self._model_handler)
-            self._amodel_handler = _awrap_model(m, self, self._amodel_handler)
+            self._model_handler = _wrapped(m.wrap_model_call, self, self._model_handler)
+            self._amodel_handler = _wrapped(m.awrap_model_call, self, self._amodel_handler)
         for m in reversed(hooks.wrap_tool_call):
-            self._tool_handler = _wrap_tool(m, self, self._tool_handler)
-            self._atool_handler = _awrap_tool(m, self, self._atool_handler)
+            self._tool_handler = _wrapped(m.wrap_tool_call, self, self._tool_handler)
+            self._atool_handler = _wrapped(m.awrap_tool_call, self, self._atool_handler)
 
     # -- start and end ----------------------------------------------------------------------
 
@@ -547,39 +550,15 @@ class AgentRun:
         return outputs
 
 
-def _wrap_model(
-    m: AgentMiddleware, run: AgentRun, inner: Callable[[ModelRequest], Plan]
-) -> Callable[[ModelRequest], Plan]:
-    def handler(request: ModelRequest) -> Plan:
-        return m.wrap_model_call(run, request, inner)
-
-    return handler
-
-
-def _awrap_model(
-    m: AgentMiddleware, run: AgentRun, inner: Callable[[ModelRequest], Awaitable[Plan]]
-) -> Callable[[ModelRequest], Awaitable[Plan]]:
-    async def handler(request: ModelRequest) -> Plan:
-        return await m.awrap_model_call(run, request, inner)
-
-    return handler
-
-
-def _wrap_tool(
-    m: AgentMiddleware, run: AgentRun, inner: Callable[[ToolCallRequest], AgentStep]
-) -> Callable[[ToolCallRequest], AgentStep]:
-    def handler(request: ToolCallRequest) -> AgentStep:
-        return m.wrap_tool_call(run, request, inner)
-
-    return handler
-
-
-def _awrap_tool(
-    m: AgentMiddleware,
+def _wrapped(
+    hook: Callable[[AgentRun, Request, Callable[[Request], Out]], Out],
     run: AgentRun,
-    inner: Callable[[ToolCallRequest], Awaitable[AgentStep]],
-) -> Callable[[ToolCallRequest], Awaitable[AgentStep]]:
-    async def handler(request: ToolCallRequest) -> AgentStep:
-        return await m.awrap_tool_call(run, request, inner)
+    inner: Callable[[Request], Out],
+) -> Callable[[Request], Out]:
+    """`inner` wrapped in a middleware's ``wrap_*_call`` hook (for an async hook, `Out` is
+    the awaitable it returns, so the one wrapper serves both)."""
+
+    def handler(request: Request) -> Out:
+        return hook(run, request, inner)
 
     return handler

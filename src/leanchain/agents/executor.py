@@ -345,11 +345,8 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
     ) -> dict[str, Any]:
         """Run the agent to the end; the inputs merged with the outputs."""
         run = self._new_run(input, config)
-        last: Event | None = None
-        for event in run_events(run):
-            last = event
-        assert isinstance(last, Finished)
-        return {**run.inputs, **last.outputs}
+        *_, last = run_events(run)  # the events run the loop; the last one is its end
+        return _result(run, last)
 
     async def ainvoke(
         self,
@@ -362,8 +359,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         last: Event | None = None
         async for event in arun_events(run):
             last = event
-        assert isinstance(last, Finished)
-        return {**run.inputs, **last.outputs}
+        return _result(run, last)
 
     def stream(
         self,
@@ -543,3 +539,9 @@ def _limit(name: str, value: Any, minimum: int, kind: type | tuple[type, ...]) -
             f"{name} must be None or a number >= {minimum}, got {value!r}"
         )
     return value
+
+
+def _result(run: AgentRun, last: Event | None) -> dict[str, Any]:
+    """What `invoke` returns once the run's events are out: the inputs and the outputs."""
+    assert isinstance(last, Finished)
+    return {**run.inputs, **last.outputs}

@@ -496,7 +496,10 @@ class HumanApproval(AgentMiddleware):
         except Exception:
             return True
 
-    def _requests(self, run: AgentRun, plan: list[AgentAction]) -> list[ApprovalRequest]:
+    def _requests(self, run: AgentRun, plan: Plan) -> list[ApprovalRequest]:
+        """A request for each call of `plan` that needs approval (none for an answer)."""
+        if isinstance(plan, AgentFinish):
+            return []
         gated = [i for i, action in enumerate(plan) if self.needs_approval(action)]
         if not gated:
             return []
@@ -553,10 +556,11 @@ class HumanApproval(AgentMiddleware):
     def _decided(
         self,
         run: AgentRun,
-        plan: list[AgentAction],
+        plan: Plan,
         requests: list[ApprovalRequest],
         records: list[dict[str, Any]],
     ) -> list[AgentAction] | None:
+        assert isinstance(plan, list)  # an answer asks for no approval (`_requests`)
         state = run.state_for(self)
         state.pop("waiting", None)
         state.pop("resumed", None)
@@ -614,8 +618,6 @@ class HumanApproval(AgentMiddleware):
         return answer
 
     def after_model(self, run: AgentRun, plan: Plan) -> Plan | Interrupt | None:
-        if isinstance(plan, AgentFinish):
-            return None
         requests = self._requests(run, plan)
         if not requests:
             return None
@@ -627,8 +629,6 @@ class HumanApproval(AgentMiddleware):
         return self._decided(run, plan, requests, records)
 
     async def aafter_model(self, run: AgentRun, plan: Plan) -> Plan | Interrupt | None:
-        if isinstance(plan, AgentFinish):
-            return None
         requests = self._requests(run, plan)
         if not requests:
             return None

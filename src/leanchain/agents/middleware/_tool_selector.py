@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from leanchain.agents.middleware._base import AgentMiddleware, ModelRequest
 from leanchain.agents.middleware._lexical import LexicalIndex, tool_words
@@ -26,7 +26,7 @@ from leanchain.agents.middleware._summary import task_text
 from leanchain.errors import AgentConfigurationError
 from leanchain.messages import BaseMessage
 from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate
-from leanchain.runnables import Runnable
+from leanchain.runnables import Runnable, RunnableConfig
 
 if TYPE_CHECKING:
     from leanchain.agents._run import AgentRun
@@ -256,7 +256,8 @@ class ToolSelector(AgentMiddleware):
             )
         return self._chosen(run, request, always + self.lexical(query, candidates), "lexical")
 
-    def before_model(self, run: AgentRun, request: ModelRequest) -> ModelRequest | None:
+    def _decide(self, run: AgentRun, request: ModelRequest) -> ModelRequest | _Question | None:
+        """The request to make, or the question for the selector model that decides it."""
         work = self._work(run, request)
         if work is None:
             return self._shown(run, request)
@@ -264,21 +265,40 @@ class ToolSelector(AgentMiddleware):
         if self.model is None or len(candidates) <= self.max_tools:
             return self._without_model(run, request, always, candidates, query)
         prompt = self._model_prompt(query, candidates)
-        reply = self.model.invoke(prompt, {**run.config, "run_name": "ToolSelector"})
-        names, by = self._from_reply(reply, query, candidates)
-        return self._chosen(run, request, always + names, by)
+        config: RunnableConfig = {**run.config, "run_name": "ToolSelector"}
+        return _Question(self.model, prompt, config, always, candidates, query)
+
+    def _answered(
+        self, run: AgentRun, request: ModelRequest, question: _Question, reply: Any
+    ) -> ModelRequest | None:
+        names, by = self._from_reply(reply, question.query, question.candidates)
+        return self._chosen(run, request, question.always + names, by)
+
+    def before_model(self, run: AgentRun, request: ModelRequest) -> ModelRequest | None:
+        question = self._decide(run, request)
+        if not isinstance(question, _Question):
+            return question
+        reply = question.model.invoke(question.prompt, question.config)
+        return self._answered(run, request, question, reply)
 
     async def abefore_model(self, run: AgentRun, request: ModelRequest) -> ModelRequest | None:
-        work = self._work(run, request)
-        if work is None:
-            return self._shown(run, request)
-        always, candidates, query = work
-        if self.model is None or len(candidates) <= self.max_tools:
-            return self._without_model(run, request, always, candidates, query)
-        prompt = self._model_prompt(query, candidates)
-        reply = await self.model.ainvoke(prompt, {**run.config, "run_name": "ToolSelector"})
-        names, by = self._from_reply(reply, query, candidates)
-        return self._chosen(run, request, always + names, by)
+        question = self._decide(run, request)
+        if not isinstance(question, _Question):
+            return question
+        reply = await question.model.ainvoke(question.prompt, question.config)
+        return self._answered(run, request, question, reply)
+
+
+class _Question(NamedTuple):
+    """What the selector model is asked: `prompt`, sent with `config`, and what its answer is
+    read against (the names kept in any case, the candidates, the task)."""
+
+    model: Runnable[Any, Any]
+    prompt: Any
+    config: RunnableConfig
+    always: list[str]
+    candidates: list[BaseTool]
+    query: str
 
 
 def _checked_prompt(prompt: str | BasePromptTemplate) -> BasePromptTemplate:

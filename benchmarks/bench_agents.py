@@ -11,6 +11,7 @@ Run: ``.venv/bin/python -m benchmarks.bench_agents`` (or ``make bench``).
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 from collections.abc import Callable
@@ -130,10 +131,14 @@ def _median_us_per_iteration(run_once: Callable[[Any], Any], prepare: Callable[[
     samples = []
     for _ in range(SAMPLES):
         states = [prepare() for _ in range(RUNS_PER_SAMPLE)]
-        start = time.perf_counter()
-        for state in states:
-            run_once(state)
-        elapsed = time.perf_counter() - start
+        gc.disable()  # as timeit and benchmarks._util do: a collection lands on either side
+        try:
+            start = time.perf_counter()
+            for state in states:
+                run_once(state)
+            elapsed = time.perf_counter() - start
+        finally:
+            gc.enable()
         samples.append(elapsed / (RUNS_PER_SAMPLE * ITERATIONS) * 1e6)
     return statistics.median(samples)
 

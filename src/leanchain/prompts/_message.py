@@ -11,7 +11,7 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self
 
 from leanchain.messages import (
     AIMessage,
@@ -22,6 +22,7 @@ from leanchain.messages import (
     convert_to_messages,
 )
 from leanchain.prompts._blocks import BlocksTemplate
+from leanchain.prompts._build import build_message as _build
 from leanchain.prompts._string import PromptTemplate
 from leanchain.prompts._template import missing_variables_error, validate_variable_name
 
@@ -37,39 +38,6 @@ __all__ = [
     "MessagesPlaceholder",
     "SystemMessagePromptTemplate",
 ]
-
-
-_M = TypeVar("_M", bound=BaseMessage)
-
-_DEFAULTS: dict[type[BaseMessage], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
-
-
-def _defaults(cls: type[BaseMessage]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
-    """Every field of `cls` at its default, in field order, and the fields built by factories."""
-    found = _DEFAULTS.get(cls)
-    if found is None:
-        base = {name: info.default for name, info in cls.model_fields.items()}
-        factories = tuple(
-            (name, info.default_factory)
-            for name, info in cls.model_fields.items()
-            if info.default_factory is not None
-        )
-        found = _DEFAULTS[cls] = (base, factories)
-    return found
-
-
-def _build(cls: type[_M], content: str | list[Any]) -> _M:
-    """A message with this content and every other field at its default.
-
-    The content was produced by formatting a validated template, so pydantic validation
-    would only repeat what is known; this is the hot path of every chat prompt.
-    """
-    base, factories = _defaults(cls)
-    fields = base.copy()
-    fields["content"] = content
-    for name, factory in factories:
-        fields[name] = factory()
-    return cls._construct(fields)
 
 
 class BaseMessagePromptTemplate(ABC):

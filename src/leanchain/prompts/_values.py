@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from leanchain.messages import BaseMessage, HumanMessage, get_buffer_string
+from leanchain.prompts._build import build_message
 
 __all__ = ["ChatPromptValue", "PromptValue", "StringPromptValue"]
 
@@ -42,7 +43,10 @@ class StringPromptValue(PromptValue):
 
     def to_messages(self) -> list[BaseMessage]:
         """The text as a single human message."""
-        return [HumanMessage(content=self.text)]
+        text = self.text
+        if type(text) is str:
+            return [build_message(HumanMessage, text)]
+        return [HumanMessage(content=text)]
 
     def __eq__(self, other: object) -> bool:
         return type(other) is StringPromptValue and other.text == self.text

@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from leanchain.agents.format_scratchpad._steps import Steps
 from leanchain.agents.middleware._history import Pair, call_text
+from leanchain.agents.middleware._prompt import checked_prompt, task_text
 from leanchain.agents.schema import AgentAction, observation_text
 from leanchain.callbacks.weak import WeakMemo
 from leanchain.errors import AgentConfigurationError
 from leanchain.messages import BaseMessage
-from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate
+from leanchain.prompts import BasePromptTemplate
 from leanchain.runnables import Runnable
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
     from leanchain.agents._run import AgentRun
 
-__all__ = ["SUMMARY_TOOL", "SummaryBlock", "SummaryWriter", "task_text"]
+__all__ = ["SUMMARY_TOOL", "SummaryBlock", "SummaryWriter"]
 
 SUMMARY_TOOL: Final = "_Summary"
 """The tool name of the step that stands for summarised steps (no tool has it)."""
@@ -44,17 +45,7 @@ Write one summary of all the steps so far, for the agent: every fact, number, na
 identifier it found that the task may need, what it tried that did not work, and what it was \
 about to do next. Leave out what does not matter for the task. Answer with the summary only."""
 
-_VARIABLES: Final = frozenset({"steps", "summary", "task"})
 _PROBE: Final = "\x00leanchain-summary-probe\x00"
-
-
-def task_text(inputs: dict[str, Any]) -> str:
-    """The run's task for a prompt: its ``input``, else its text inputs as ``key: value``."""
-    task = inputs.get("input")
-    if isinstance(task, str):
-        return task
-    lines = [f"{key}: {value}" for key, value in inputs.items() if isinstance(value, str)]
-    return "\n".join(lines) or "(not given)"
 
 
 def steps_text(steps: list[Pair], first: int) -> str:
@@ -83,22 +74,9 @@ class SummaryWriter:
                 "Summarization model must be a chat model (or a Runnable), got "
                 f"{type(model).__name__}: {model!r}"
             )
-        if isinstance(prompt, str):
-            prompt = ChatPromptTemplate.from_template(prompt)
-        if not isinstance(prompt, BasePromptTemplate):
-            raise AgentConfigurationError(
-                f"Summarization prompt must be a str or a prompt template, got {prompt!r}"
-            )
-        variables = set(prompt.input_variables)
-        unknown = sorted(variables - _VARIABLES)
-        if "steps" not in variables or unknown:
-            raise AgentConfigurationError(
-                "Summarization prompt must take the variable 'steps' and may take 'summary' "
-                f"and 'task'; it takes {sorted(variables)!r}"
-            )
         self.model = model
-        self.prompt = prompt
-        self.variables = variables
+        self.prompt = checked_prompt(prompt, "Summarization", "steps", ("summary", "task"))
+        self.variables = set(self.prompt.input_variables)
 
     def _prompt_value(
         self, run: AgentRun, steps: list[Pair], covered: int, cut: int, summary: str | None

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from leanchain.agents.middleware._base import AgentMiddleware, ModelRequest
 from leanchain.agents.middleware._lexical import LexicalIndex, tool_words
-from leanchain.agents.middleware._summary import task_text
+from leanchain.agents.middleware._prompt import checked_prompt, task_text
 from leanchain.errors import AgentConfigurationError
 from leanchain.messages import BaseMessage
-from leanchain.prompts import BasePromptTemplate, ChatPromptTemplate
+from leanchain.prompts import BasePromptTemplate
 from leanchain.runnables import Runnable, RunnableConfig
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ The task:
 The tools:
 {tools}"""
 
-_PROMPT_VARIABLES: Final = frozenset({"max_tools", "task", "tools"})
 _INDEXES_KEPT: Final = 32
 
 
@@ -136,7 +135,7 @@ class ToolSelector(AgentMiddleware):
         self.always_include = frozenset(always_include)
         self.model = model
         self.select = select
-        self.prompt = _checked_prompt(prompt)
+        self.prompt = checked_prompt(prompt, "ToolSelector", "tools", ("task", "max_tools"))
         self.query = query
         self.reselect = reselect
         self.name = name
@@ -299,19 +298,3 @@ class _Question(NamedTuple):
     always: list[str]
     candidates: list[BaseTool]
     query: str
-
-
-def _checked_prompt(prompt: str | BasePromptTemplate) -> BasePromptTemplate:
-    if isinstance(prompt, str):
-        prompt = ChatPromptTemplate.from_template(prompt)
-    if not isinstance(prompt, BasePromptTemplate):
-        raise AgentConfigurationError(
-            f"ToolSelector prompt must be a str or a prompt template, got {prompt!r}"
-        )
-    variables = set(prompt.input_variables)
-    if "tools" not in variables or variables - _PROMPT_VARIABLES:
-        raise AgentConfigurationError(
-            "ToolSelector prompt must take the variable 'tools' and may take 'task' and "
-            f"'max_tools'; it takes {sorted(variables)!r}"
-        )
-    return prompt

@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from leanchain.agents.schema import (
@@ -68,18 +68,54 @@ _PLAIN: Final = (
 )
 
 
-class _Unsaveable(Exception):
-    """A value that has no JSON form; carries the path to it, built on the way out."""
+class _PathError(Exception):
+    """What cannot be saved or read; carries the path to it, built on the way out."""
 
-    def __init__(self, value: Any, why: str) -> None:
+    def __init__(self, why: str) -> None:
         super().__init__(why)
-        self.value = value
         self.why = why
         self.path: list[str] = []
 
 
+class _Unsaveable(_PathError):
+    """A value that has no JSON form."""
+
+    def __init__(self, value: Any, why: str) -> None:
+        super().__init__(why)
+        self.value = value
+
+
+class _Unreadable(_PathError):
+    """Data that is not what `dump_value` writes."""
+
+
 def _key_path(key: Any) -> str:
     return f"[{key!r}]"
+
+
+def _each(convert: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+    """`convert` of each item, in order; a failure's path names the item's index."""
+    out: list[Any] = []
+    try:
+        for item in items:
+            out.append(convert(item))
+    except _PathError as exc:
+        exc.path.append(f"[{len(out)}]")
+        raise
+    return out
+
+
+def _each_value(convert: Callable[[Any], Any], mapping: Mapping[Any, Any]) -> dict[Any, Any]:
+    """`convert` of each value, under its key; a failure's path names the key."""
+    out: dict[Any, Any] = {}
+    key = None
+    try:
+        for key, item in mapping.items():
+            out[key] = convert(item)
+    except _PathError as exc:
+        exc.path.append(_key_path(key))
+        raise
+    return out
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -154,35 +190,19 @@ def _short(value: Any) -> str:
 
 
 def _dump_items(items: Sequence[Any]) -> list[Any]:
-    out = []
-    for i, item in enumerate(items):
-        try:
-            out.append(_dump(item))
-        except _Unsaveable as exc:
-            exc.path.append(f"[{i}]")
-            raise
-    return out
+    return _each(_dump, items)
 
 
 def _dump_dict(value: dict[Any, Any]) -> dict[str, Any]:
-    plain = TAG not in value and all(type(k) is str for k in value)
-    if plain:
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            try:
-                out[key] = _dump(item)
-            except _Unsaveable as exc:
-                exc.path.append(_key_path(key))
-                raise
-        return out
-    pairs = []
-    for key, item in value.items():
-        try:
-            pairs.append([_dump(key), _dump(item)])
-        except _Unsaveable as exc:
-            exc.path.append(_key_path(key))
-            raise
-    return {TAG: "dict", "items": pairs}
+    if TAG not in value and all(type(k) is str for k in value):
+        return _each_value(_dump, value)
+    # Keys JSON cannot hold: [key, value] pairs, each dumped under its key's path.
+    pairs = _each_value(_dump_pair, {key: (key, item) for key, item in value.items()})
+    return {TAG: "dict", "items": list(pairs.values())}
+
+
+def _dump_pair(entry: tuple[Any, Any]) -> list[Any]:
+    return [_dump(entry[0]), _dump(entry[1])]
 
 
 def _dump_message(message: BaseMessage) -> dict[str, Any]:
@@ -213,13 +233,6 @@ def dump_action(action: AgentAction) -> dict[str, Any]:
 # -- reading -------------------------------------------------------------------------------
 
 
-class _Unreadable(Exception):
-    def __init__(self, why: str) -> None:
-        super().__init__(why)
-        self.why = why
-        self.path: list[str] = []
-
-
 def load_value(data: Any, where: str = "value") -> Any:
     """The value `data` (from `dump_value`) stands for.
 
@@ -247,16 +260,10 @@ def _load(data: Any) -> Any:
         raise _Unreadable(f"is a {kind.__qualname__}, which is not JSON data")
     tag = data.get(TAG)
     if tag is None:
-        out = {}
-        for key, item in data.items():
+        for key in data:
             if type(key) is not str:
                 raise _Unreadable(f"has a key that is not a string: {key!r}")
-            try:
-                out[key] = _load(item)
-            except _Unreadable as exc:
-                exc.path.append(_key_path(key))
-                raise
-        return out
+        return _each_value(_load, data)
     reader = _READERS.get(tag) if type(tag) is str else None
     if reader is None:
         raise _Unreadable(
@@ -266,14 +273,7 @@ def _load(data: Any) -> Any:
 
 
 def _load_items(items: list[Any]) -> list[Any]:
-    out = []
-    for i, item in enumerate(items):
-        try:
-            out.append(_load(item))
-        except _Unreadable as exc:
-            exc.path.append(f"[{i}]")
-            raise
-    return out
+    return _each(_load, items)
 
 
 def _fields(data: dict[str, Any], required: Mapping[str, tuple[type, ...]]) -> None:

@@ -28,6 +28,13 @@ MISSING: Final[Any] = object()
 """Marks "content not given positionally" in the message constructors."""
 
 _set = object.__setattr__
+# The four slots every pydantic model instance has, set through their descriptors: the same
+# as ``object.__setattr__`` without its lookup through the class's MRO (the message fast path).
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_new = object.__new__
 
 
 def get_msg_title_repr(title: str, *, bold: bool = False) -> str:
@@ -125,13 +132,13 @@ class BaseMessage(BaseModel):
         repr); every field counts as set (``model_fields_set``). ``tests/messages/
         test_construct.py`` checks this for every message class.
         """
-        message = cls.__new__(cls)
-        _set(message, "__dict__", fields)
-        _set(message, "__pydantic_fields_set__", set(fields))
-        _set(message, "__pydantic_extra__", None)
+        message = _new(cls)
+        _set_dict(message, fields)
+        _set_fields_set(message, set(fields))
+        _set_extra(message, None)
         if private is None and cls.__private_attributes__:
-            private = {key: None for key in cls.__private_attributes__}
-        _set(message, "__pydantic_private__", private)
+            private = dict.fromkeys(cls.__private_attributes__)
+        _set_private(message, private)
         return message
 
     def __eq__(self, other: object) -> bool:

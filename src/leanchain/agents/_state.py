@@ -27,7 +27,7 @@ import copy
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, TypeAlias
 
 from leanchain.agents.schema import (
     AgentAction,
@@ -62,6 +62,21 @@ FORMAT: Final = "leanchain.agent_run"
 
 RunStatus: TypeAlias = Literal["running", "interrupted", "finished"]
 _STATUSES: Final = ("running", "interrupted", "finished")
+_STATE_FIELDS: Final[dict[str, tuple[type, ...]]] = {
+    "run_id": (str,),
+    "seq": (int,),
+    "status": (str,),
+    "inputs": (dict,),
+    "steps": (list,),
+    "iterations": (int,),
+    "elapsed": (int, float),
+    "middleware": (dict,),
+    "pending": (list, type(None)),
+    "interrupt": (dict, type(None)),
+    "output_extras": (dict,),
+    "finish": (dict, type(None)),
+}
+"""A saved state's fields (besides ``format`` and ``version``) and their JSON types."""
 
 _PLAIN: Final = (
     "plain data (str, int, float, bool, None, lists, tuples, dicts), messages and agent values"
@@ -276,19 +291,57 @@ def _load_items(items: list[Any]) -> list[Any]:
     return _each(_load, items)
 
 
-def _fields(data: dict[str, Any], required: Mapping[str, tuple[type, ...]]) -> None:
-    """Check that tagged `data` has exactly the tag and `required` keys, of those types."""
-    extra = sorted(set(data) - set(required) - {TAG})
+class _Wording(NamedTuple):
+    """How `_misfit` says what is wrong: `str.format` templates."""
+
+    unknown: str
+    """Keys that are not fields: ``{keys}``."""
+    missing: str
+    """A field that is not there: ``{key}``."""
+    wrong_type: str
+    """A field of the wrong type: ``{key}``, ``{value}``, ``{names}`` (the types it may
+    have), ``{kind}`` (its type's name), ``{short}`` (its repr, cut)."""
+
+
+_TAGGED_WORDING: Final = _Wording(
+    "has unknown keys {keys}", "has no {key!r}", "has a {key!r} that is not {names}: {value!r}"
+)
+_STATE_WORDING: Final = _Wording(
+    "unknown keys {keys}", "it has no {key!r}", "{key!r} has the wrong type ({kind}): {short}"
+)
+
+
+def _misfit(
+    data: Mapping[str, Any],
+    fields: Mapping[str, tuple[type, ...]],
+    also: frozenset[str],
+    wording: _Wording,
+) -> str | None:
+    """How `data` is not a record of exactly `fields` (and the keys `also`), of those types,
+    the first thing found; ``None`` when it is one. A bool is an int only where `fields`
+    allows ``bool`` or ``object``."""
+    extra = sorted(set(data) - set(fields) - also)
     if extra:
-        raise _Unreadable(f"({data[TAG]}) has unknown keys {extra}")
-    for key, types in required.items():
+        return wording.unknown.format(keys=extra)
+    for key, types in fields.items():
         if key not in data:
-            raise _Unreadable(f"({data[TAG]}) has no {key!r}")
+            return wording.missing.format(key=key)
         value = data[key]
         takes_bool = bool in types or object in types
         if not isinstance(value, types) or (type(value) is bool and not takes_bool):
             names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-            raise _Unreadable(f"({data[TAG]}) has a {key!r} that is not {names}: {data[key]!r}")
+            kind, short = type(value).__name__, _short(value)
+            return wording.wrong_type.format(
+                key=key, value=value, names=names, kind=kind, short=short
+            )
+    return None
+
+
+def _fields(data: dict[str, Any], required: Mapping[str, tuple[type, ...]]) -> None:
+    """Check that tagged `data` has exactly the tag and `required` keys, of those types."""
+    misfit = _misfit(data, required, frozenset({TAG}), _TAGGED_WORDING)
+    if misfit is not None:
+        raise _Unreadable(f"({data[TAG]}) {misfit}")
 
 
 def _field(data: dict[str, Any], key: str, loader: Any = None) -> Any:
@@ -659,32 +712,9 @@ class RunState:
                 f"Cannot read run state version {version}{newer}; this leanchain reads "
                 f"version {STATE_VERSION}"
             )
-        expected = {
-            "run_id": (str,),
-            "seq": (int,),
-            "status": (str,),
-            "inputs": (dict,),
-            "steps": (list,),
-            "iterations": (int,),
-            "elapsed": (int, float),
-            "middleware": (dict,),
-            "pending": (list, type(None)),
-            "interrupt": (dict, type(None)),
-            "output_extras": (dict,),
-            "finish": (dict, type(None)),
-        }
-        unknown = sorted(set(data) - set(expected) - {"version", "format"})
-        if unknown:
-            raise RunStateError(f"Cannot read the run's state: unknown keys {unknown}")
-        for key, types in expected.items():
-            if key not in data:
-                raise RunStateError(f"Cannot read the run's state: it has no {key!r}")
-            value = data[key]
-            if not isinstance(value, types) or type(value) is bool:
-                raise RunStateError(
-                    f"Cannot read the run's state: {key!r} has the wrong type "
-                    f"({type(value).__name__}): {_short(value)}"
-                )
+        misfit = _misfit(data, _STATE_FIELDS, frozenset({"version", "format"}), _STATE_WORDING)
+        if misfit is not None:
+            raise RunStateError(f"Cannot read the run's state: {misfit}")
         if data["status"] not in _STATUSES:
             raise RunStateError(
                 f"Cannot read the run's state: 'status' must be one of {list(_STATUSES)}, "

@@ -53,8 +53,8 @@ IMPORTLIB_LOADERS: Final = frozenset(
 
 IMPORT_MODULE_ALLOWED: Final = {
     "__init__.py": "lazy top-level exports: module names come from the fixed _EXPORTS table",
-    "agents/__init__.py": "lazy package exports: module names come from the fixed _EXPORTS table",
-    "agents/middleware/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
+    "agents/__init__.py": "lazy package exports (its own and agents.middleware's): module names "
+    "come from the fixed _EXPORTS tables",
     "callbacks/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "callbacks/events/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
     "messages/__init__.py": "lazy package exports: from the fixed _EXPORTS table",

@@ -10,8 +10,9 @@ the base class, does not import every middleware a program may never use.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from leanchain.agents import _lazy_face
 
 _EXPORTS: dict[str, str] = {
     "AgentMiddleware": "leanchain.agents.middleware._base",
@@ -52,17 +53,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'leanchain.agents.middleware' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = _lazy_face(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:

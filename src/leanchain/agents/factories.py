@@ -144,9 +144,8 @@ def create_tool_calling_agent(
     def bind(chosen: Sequence[BaseTool], final: bool) -> Runnable[Any, Any]:
         return _without_tool_calls(llm, chosen) if final else _bind_tools(llm, chosen)
 
-    return _tool_calling_agent(
-        llm, tools, prompt, bind, message_formatter, ToolsAgentOutputParser()
-    )
+    parser = ToolsAgentOutputParser()
+    return _tool_calling_agent(message_formatter, parser, bind, llm, tools, prompt)
 
 
 def _bind_tools(llm: Any, tools: Sequence[BaseTool]) -> Runnable[Any, Any]:
@@ -190,7 +189,7 @@ def create_openai_tools_agent(
         return llm.bind(tools=schemas, tool_choice="none") if final else llm.bind(tools=schemas)
 
     parser = OpenAIToolsAgentOutputParser()
-    return _tool_calling_agent(llm, tools, prompt, bind, format_to_openai_tool_messages, parser)
+    return _tool_calling_agent(format_to_openai_tool_messages, parser, bind, llm, tools, prompt)
 
 
 def create_openai_functions_agent(
@@ -227,19 +226,21 @@ def create_openai_functions_agent(
         return llm.bind(functions=functions)
 
     parser = OpenAIFunctionsAgentOutputParser()
-    return _tool_calling_agent(llm, tools, prompt, bind, format_to_openai_function_messages, parser)
+    scratchpad = format_to_openai_function_messages
+    return _tool_calling_agent(scratchpad, parser, bind, llm, tools, prompt)
 
 
 def _tool_calling_agent(
+    format_scratchpad: Callable[[Steps], Any],
+    output_parser: BaseOutputParser[Decision],
+    bind: Binder,
     llm: Runnable[Any, Any],
     tools: Sequence[BaseTool],
     prompt: BasePromptTemplate,
-    bind: Binder,
-    format_scratchpad: Callable[[Steps], Any],
-    output_parser: BaseOutputParser[Decision],
 ) -> AgentRunnable[Decision]:
-    """A tool-calling agent: the model is given the tools by `bind`, and must not call them
-    for the final answer; rebuilt for other tools with the same choices."""
+    """A tool-calling agent (the factory's choices, then the user's): the model is given the
+    tools by `bind`, and must not call them for the final answer; rebuilt for other tools with
+    the same choices."""
 
     def build(chosen: Sequence[BaseTool]) -> AgentRunnable[Decision]:
         return assemble(

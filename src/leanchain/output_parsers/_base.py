@@ -23,7 +23,7 @@ from leanchain.outputs import (
     Generation,
     GenerationChunk,
 )
-from leanchain.runnables import Runnable, RunnableConfig
+from leanchain.runnables import Runnable, RunnableConfig, ensure_config
 
 if TYPE_CHECKING:
     from leanchain.callbacks.manager import RunManager
@@ -59,6 +59,8 @@ def generation_text(generation: Any) -> str:
     """
     if isinstance(generation, str):
         return generation
+    if isinstance(generation, BaseMessage):
+        return generation.text
     message = generation_message(generation)
     if message is not None:
         return message.text
@@ -142,6 +144,8 @@ class BaseOutputParser(Runnable[LanguageModelOutput, T]):
     # -- running ----------------------------------------------------------------------------
 
     def _invoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> T:
+        if isinstance(input, (str, BaseMessage)):  # `_check_input`, on the hot path inline
+            return self._parse_one(input)
         return self._parse_one(_check_input(self, input))
 
     async def _ainvoke(self, input: Any, config: RunnableConfig, run: RunManager | None) -> T:
@@ -165,12 +169,19 @@ class BaseOutputParser(Runnable[LanguageModelOutput, T]):
             OutputParserException: the output is not what this parser reads.
             TypeError: the input is neither a string nor a message.
         """
+        effective = ensure_config(config)
+        if not effective.get("callbacks"):
+            # Nobody listens, so there is no run to start: the parse is a plain call.
+            return self._invoke(input, effective, None)
         return self._call_with_config(self._invoke, input, config, "parser")
 
     async def ainvoke(
         self, input: LanguageModelOutput, config: RunnableConfig | None = None, **kwargs: Any
     ) -> T:
         """Async `invoke`."""
+        effective = ensure_config(config)
+        if not effective.get("callbacks"):
+            return await self._ainvoke(input, effective, None)
         return await self._acall_with_config(self._ainvoke, input, config, "parser")
 
     @property

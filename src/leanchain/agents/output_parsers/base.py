@@ -9,11 +9,18 @@ then refuses to act on it (`cut_off_error`); a final answer is still returned as
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Final
 
 from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import OutputParserException
-from leanchain.output_parsers import BaseOutputParser, generation_message, generation_text
+from leanchain.messages import BaseMessage
+from leanchain.output_parsers import (
+    BaseOutputParser,
+    LanguageModelOutput,
+    generation_message,
+    generation_text,
+)
 from leanchain.outputs import Generation
 
 __all__ = [
@@ -37,12 +44,31 @@ def was_cut_off(generation: Any) -> bool:
     Reads ``finish_reason`` from the message's ``response_metadata``, then from a generation's
     ``generation_info``; a string (no metadata) was never cut off as far as anyone can tell.
     """
+    if type(generation) is str:
+        return False
+    if isinstance(generation, BaseMessage):
+        metadata = generation.response_metadata
+        if metadata and _says_length(metadata):
+            return True
+        # A message class seldom has a generation_info, and a pydantic model takes ~2 µs to
+        # report a missing attribute: ask the class first.
+        return _has_generation_info(type(generation)) and _says_length(
+            getattr(generation, "generation_info", None)
+        )
     message = generation_message(generation)
-    metadata = getattr(message, "response_metadata", None)
-    if isinstance(metadata, dict) and metadata.get("finish_reason") == "length":
-        return True
-    info = getattr(generation, "generation_info", None)
-    return isinstance(info, dict) and info.get("finish_reason") == "length"
+    return _says_length(getattr(message, "response_metadata", None)) or _says_length(
+        getattr(generation, "generation_info", None)
+    )
+
+
+def _says_length(metadata: Any) -> bool:
+    return isinstance(metadata, dict) and metadata.get("finish_reason") == "length"
+
+
+@cache
+def _has_generation_info(cls: type[BaseMessage]) -> bool:
+    """Whether a message class has a ``generation_info`` (as a field or an attribute)."""
+    return "generation_info" in cls.model_fields or hasattr(cls, "generation_info")
 
 
 def cut_off_error(text: str) -> OutputParserException:
@@ -79,10 +105,20 @@ class AgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
             OutputParserException: the reply is not a decision, or it is an action from a
                 reply cut off at the output token limit.
         """
-        decision = self.parse(generation_text(result[0]))
-        if isinstance(decision, AgentAction) and was_cut_off(result[0]):
+        return self._decide(result[0])
+
+    def _decide(self, output: Any) -> AgentAction | AgentFinish:
+        """`parse_result` of one output: a string, a message or a generation."""
+        decision = self.parse(generation_text(output))
+        if isinstance(decision, AgentAction) and was_cut_off(output):
             raise cut_off_error(decision.log)
         return decision
+
+    def _parse_one(self, output: LanguageModelOutput) -> AgentAction | AgentFinish:
+        # A bare string or message reads as the generation that would wrap it: skip the wrap.
+        if type(self).parse_result is AgentOutputParser.parse_result:
+            return self._decide(output)
+        return super()._parse_one(output)
 
 
 class MultiActionAgentOutputParser(BaseOutputParser[list[AgentAction] | AgentFinish]):

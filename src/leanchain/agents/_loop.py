@@ -1,12 +1,12 @@
 """The agent loop, written once: plan, run the tools, record the steps, until a finish or a limit.
 
 `_flow` is the control flow, once for sync and async: a generator that yields the loop's
-events (`Planned`, `Stepped`, `Interrupted` when a middleware paused the run) and, for every
-call that may block (the planning call, the tool calls, the middleware hooks, a final
-answer), an `Effect`: the sync function, its async twin and the arguments. `steps` (sync)
-and `asteps` (async) drive it: they make each call (or await it), send the result back (or
-throw the exception in, where the flow asked for it), pass the events on, and end with the
-`Finished` event the flow returns. Everything the flow decides on is in `AgentRun`; the
+events (`Planned`, `Stepped`, `Interrupted` when a middleware paused the run) and returns the
+`Finished` one. Every call that may block (the planning call, the tool calls, the middleware
+hooks, a final answer) is made in place when the flow runs sync; async, it yields an
+`Effect` instead (the sync function, its async twin, the arguments), which `asteps` awaits,
+sending the result back (or throwing the exception in, where the flow asked for it). `steps`
+passes the sync flow's events on. Everything the flow decides on is in `AgentRun`; the
 middleware hooks are called through `_hooks`, only where the executor's hook table has
 users. `invoke`, `stream`, `iter` and their async twins are views of these events.
 
@@ -78,23 +78,23 @@ class Finished:
 Event = Planned | Stepped | Interrupted | Finished
 
 
-def _ending(run: AgentRun, answer: AgentFinish | StopRun) -> Flow:
-    if isinstance(answer, StopRun):
-        return (yield run.stop_with, run.astop_with, (answer,))
-    return answer
+def _ending(run: AgentRun, answer: AgentFinish | StopRun, sync: bool) -> Flow:
+    if not isinstance(answer, StopRun):
+        return answer
+    return run.stop_with(answer) if sync else (yield run.stop_with, run.astop_with, (answer,))
 
 
-def _flow(run: AgentRun, manager: RunManager | None) -> Flow:
-    """The loop under the executor's run `manager` (or none): yields events and effects,
-    returns the `Finished` event."""
+def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
+    """The loop under the executor's run `manager` (or none): yields the events and, unless
+    `sync` (then it makes the sync calls itself), the effects; returns the `Finished` event."""
     run.begin(manager)
     hooks = run.executor.hooks
     finish: AgentFinish | None = None
     paused: Interrupted | None = None
     if hooks.before_agent and not run.resumed:
-        answer = yield from _hooks.before_agent(run)
+        answer = yield from _hooks.before_agent(run, sync)
         if answer is not None:
-            finish = yield from _ending(run, answer)
+            finish = yield from _ending(run, answer, sync)
     while finish is None and run.should_continue():
         plan: Plan | StopRun | Interrupt
         if run.pending is not None:
@@ -102,64 +102,70 @@ def _flow(run: AgentRun, manager: RunManager | None) -> Flow:
         else:
             request = run.request()
             if hooks.before_model:
-                rewritten = yield from _hooks.before_model(run, request)
+                rewritten = yield from _hooks.before_model(run, request, sync)
                 if not isinstance(rewritten, ModelRequest):
-                    finish = yield from _ending(run, rewritten)
+                    finish = yield from _ending(run, rewritten, sync)
                     break
                 request = rewritten
             try:
-                planned = yield _plan, _aplan, (run, request)
+                planned = _plan(run, request) if sync else (yield _plan, _aplan, (run, request))
             except OutputParserException as exc:
-                kept, answer = yield from _keep_error_step(run, exc)
+                kept, answer = yield from _keep_error_step(run, exc, sync)
                 yield Stepped(kept, False)
                 if answer is not None:
-                    finish = yield from _ending(run, answer)
+                    finish = yield from _ending(run, answer, sync)
                 continue
             if planned is None:  # out of time
                 break
-            plan = (yield from _hooks.after_model(run, planned)) if hooks.after_model else planned
+            plan = planned
+            if hooks.after_model:
+                plan = yield from _hooks.after_model(run, planned, sync)
             if isinstance(plan, Interrupt):
-                paused = Interrupted(plan, plan.plan or planned)
+                paused = Interrupted(plan, plan.plan or planned)  # type: ignore[arg-type]
                 break
         if isinstance(plan, StopRun):
-            finish = yield run.stop_with, run.astop_with, (plan,)
+            finish = yield from _ending(run, plan, sync)
             break
         if isinstance(plan, AgentFinish):
             finish = plan
             break
         if run.out_of_time():
             break
-        if run.manager is not None:
+        if run.manager is not None and not sync:
             yield run.announce, run.aannounce, (plan,)
+        elif run.manager is not None:
+            run.announce(plan)
         yield Planned(plan)
-        done = yield _run_tools, _arun_tools, (run, plan)
+        done = _run_tools(run, plan) if sync else (yield _run_tools, _arun_tools, (run, plan))
         if done is None:  # out of time
             break
         answer = None
         if hooks.after_step:
-            done, answer = yield from _hooks.after_step(run, done)
+            done, answer = yield from _hooks.after_step(run, done, sync)
         finish = run.record(done)
         yield Stepped(done, finish is not None)
         if finish is None and answer is not None:
-            finish = yield from _ending(run, answer)
+            finish = yield from _ending(run, answer, sync)
     if paused is not None:
         yield paused
         return Finished(None, run.pause(paused.actions, paused.interrupt))
     if finish is None:
-        finish = yield run.stop, run.astop, ()
+        finish = run.stop() if sync else (yield run.stop, run.astop, ())
     if hooks.after_agent:
-        finish = yield from _hooks.after_agent(run, finish)
+        finish = yield from _hooks.after_agent(run, finish, sync)
     return Finished(finish, run.outputs(finish))
 
 
-def _keep_error_step(run: AgentRun, exc: OutputParserException) -> Flow:
+def _keep_error_step(run: AgentRun, exc: OutputParserException, sync: bool) -> Flow:
     """The step an unparsable reply becomes, after the `after_step` hooks, kept."""
     step = run.parse_error_step(exc)
-    if run.manager is not None:
+    if run.manager is not None and not sync:
         yield run.announce, run.aannounce, ([step.action],)
+    elif run.manager is not None:
+        run.announce([step.action])
     kept, answer = [step], None
     if run.executor.hooks.after_step:
-        kept, answer = yield from _hooks.after_step(run, kept)
+        kept, answer = yield from _hooks.after_step(run, kept, sync)
     run.record(kept)
     return kept, answer
 
@@ -219,20 +225,11 @@ def _next(flow: Flow, sent: Any, error: BaseException | None = None) -> Any:
         return end.value
 
 
-def _called(flow: Flow, effect: Effect) -> Any:
-    """Make the effect's sync call; the flow's next item after its result (or its error)."""
-    try:
-        result = effect[0](*effect[2])
-    except BaseException as exc:  # back to where the flow asked for the call
-        return _next(flow, None, exc)
-    return _next(flow, result)
-
-
 async def _acalled(flow: Flow, effect: Effect) -> Any:
     """Await the effect's async call; the flow's next item after its result (or its error)."""
     try:
         result = await effect[1](*effect[2])
-    except BaseException as exc:
+    except BaseException as exc:  # back to where the flow asked for the call
         return _next(flow, None, exc)
     return _next(flow, result)
 
@@ -245,20 +242,8 @@ def _stopped(manager: RunManager, run: AgentRun, exc: BaseException) -> Effect:
     return manager.on_error, manager.aon_error, (exc,)
 
 
-def _end(manager: RunManager, run: AgentRun, event: Finished) -> None:
-    if event.finish is not None:
-        manager.emit("on_agent_finish", event.finish)
-    manager.on_end({**run.inputs, **event.outputs})
-
-
-async def _aend(manager: RunManager, run: AgentRun, event: Finished) -> None:
-    if event.finish is not None:
-        await manager.aemit("on_agent_finish", event.finish)
-    await manager.aon_end({**run.inputs, **event.outputs})
-
-
 def steps(run: AgentRun) -> Iterator[Event]:
-    """The sync loop: each effect is called here."""
+    """The sync loop: the flow makes its calls itself, and only its events come out."""
     hooks = run.executor.hooks
     if hooks.any:
         hooks.check_sync()
@@ -269,45 +254,39 @@ def steps(run: AgentRun) -> Iterator[Event]:
         if run.config.get("callbacks")
         else None
     )
-    flow = _flow(run, manager)
     try:
-        item = _next(flow, None)
-        while not isinstance(item, Finished):
-            if type(item) is tuple:
-                item = _called(flow, item)
-                continue
-            yield item
-            item = _next(flow, None)
+        finished: Finished = yield from _flow(run, manager, sync=True)
     except BaseException as exc:  # GeneratorExit too: closed early by its consumer
-        flow.close()
         if manager:
             tell = _stopped(manager, run, exc)
             tell[0](*tell[2])
         raise
     # The run ends after its last event is out: a view streams the outputs first.
     try:
-        yield item
+        yield finished
     finally:
         if manager:
-            _end(manager, run, item)
+            if finished.finish is not None:
+                manager.emit("on_agent_finish", finished.finish)
+            manager.on_end({**run.inputs, **finished.outputs})
 
 
 async def asteps(run: AgentRun) -> AsyncIterator[Event]:
-    """The async loop: each effect is awaited here, so the time limit cancels a planning call
-    or the tool calls in flight."""
+    """The async loop: each effect of the flow is awaited here, so the time limit cancels a
+    planning call or the tool calls in flight."""
     manager = None
     if run.config.get("callbacks"):
         name = run.executor.get_name()
         manager = await astart_run(run.config, "agent", name, run.inputs, run_type="agent")
-    flow = _flow(run, manager)
+    flow = _flow(run, manager, sync=False)
     try:
         item = _next(flow, None)
         while not isinstance(item, Finished):
-            if type(item) is not tuple:
+            if type(item) is tuple:
+                item = await _acalled(flow, item)
+            else:
                 yield item
                 item = _next(flow, None)
-            else:
-                item = await _acalled(flow, item)
     except BaseException as exc:
         flow.close()
         if manager:
@@ -318,4 +297,6 @@ async def asteps(run: AgentRun) -> AsyncIterator[Event]:
         yield item
     finally:
         if manager:
-            await _aend(manager, run, item)
+            if item.finish is not None:
+                await manager.aemit("on_agent_finish", item.finish)
+            await manager.aon_end({**run.inputs, **item.outputs})

@@ -27,7 +27,7 @@ from leanchain.tools._injected import Injections, find_injections
 from leanchain.tools._output import ErrorHandler, check_handler
 from leanchain.tools._runs import aexecute, call_config, execute
 from leanchain.tools._schema import FunctionInfo, create_schema_from_function, inspect_function
-from leanchain.tools._validation import validate_args
+from leanchain.tools._validation import PlainFields, plain_fields, validate_args
 
 __all__ = ["ArgsSchema", "BaseTool", "ResponseFormat", "ToolInput", "single_input_parameters"]
 
@@ -187,6 +187,9 @@ class BaseTool(Runnable[ToolInput, Any]):
         self._run_info: FunctionInfo | None = None
         self._arun_info: FunctionInfo | None = None
         self._injected: tuple[type[BaseModel], Injections | None] | None = None
+        self._plain: (
+            tuple[type[BaseModel], tuple[tuple[str, str], ...], PlainFields | None] | None
+        ) = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, description={self.description!r})"
@@ -289,7 +292,10 @@ class BaseTool(Runnable[ToolInput, Any]):
                 return (), {}
             field = schema.model_fields[names[0][0]]
             tool_input = {field.alias or names[0][0]: tool_input}
-        return (), validate_args(self.name, schema, names, tool_input)
+        plain = self._plain
+        if plain is None or plain[0] is not schema or plain[1] is not names:
+            plain = self._plain = (schema, names, plain_fields(schema, names))
+        return (), validate_args(self.name, schema, names, tool_input, plain[2])
 
     # -- calling the tool -------------------------------------------------------------------
 

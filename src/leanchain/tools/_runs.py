@@ -106,8 +106,14 @@ def call_config(
     metadata: dict[str, Any] | None,
     run_name: str | None,
     run_id: Any,
-) -> RunnableConfig:
-    """The config for `BaseTool.run`'s keyword arguments laid over `config`."""
+) -> RunnableConfig | None:
+    """The config for `BaseTool.run`'s keyword arguments laid over `config`.
+
+    Without such arguments, `config` as it was given: the run resolves it (`ensure_config`)
+    once, in `with_tool_settings`.
+    """
+    if not (callbacks or tags or metadata) and run_name is None and run_id is None:
+        return config
     extra: RunnableConfig = {}
     if callbacks:
         extra["callbacks"] = callbacks
@@ -119,7 +125,7 @@ def call_config(
         extra["run_name"] = run_name
     if run_id is not None:
         extra["run_id"] = run_id
-    return merge_configs(config, extra) if extra else ensure_config(config)
+    return merge_configs(config, extra)
 
 
 def _outcome(self: BaseTool, exc: Exception) -> Any:

@@ -307,8 +307,17 @@ def _first_messages() -> list[Any]:
 
 
 def _tool_results(message: Any) -> list[dict[str, Any]]:
-    """The assistant message as it goes back, then one tool message per call."""
-    items: list[dict[str, Any]] = [message.model_dump(exclude_none=True)]
+    """The assistant message as it goes back, then one tool message per call.
+
+    The assistant turn is written as leanchain and LangChain write it (the spec's form: its
+    text, ``null`` when it has none, and the calls), so that every column sends the SDK the
+    same request: the SDK's request transform does ~20% more work for a ``content: null``
+    than for a turn without the key (``model_dump(exclude_none=True)``, this loop's earlier
+    form), which is the SDK's cost, not a library's.
+    """
+    calls = [call.model_dump(exclude_none=True) for call in message.tool_calls]
+    turn = {"role": "assistant", "content": message.content, "tool_calls": calls}
+    items: list[dict[str, Any]] = [turn]
     for call in message.tool_calls:
         assert call.type == "function"
         args = json.loads(call.function.arguments)

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 
 from leanchain._fields import fields_repr, init_fields
-from leanchain.messages import AIMessageChunk, BaseMessage, BaseMessageChunk
+from leanchain.messages import AIMessage, AIMessageChunk, BaseMessage, BaseMessageChunk
 from leanchain.outputs import (
     ChatGeneration,
     ChatGenerationChunk,
@@ -45,9 +45,14 @@ LanguageModelOutput = str | BaseMessage
 
 def generation_message(generation: Any) -> BaseMessage | None:
     """The message behind a model output (a message, or a generation's ``message``)."""
-    if isinstance(generation, BaseMessage):
+    cls = type(generation)
+    if cls is ChatGeneration or cls is ChatGenerationChunk:
+        # Not a message: skip the isinstance that has pydantic look for its attributes.
+        message = generation.message
+    elif isinstance(generation, BaseMessage):
         return generation
-    message = getattr(generation, "message", None)
+    else:
+        message = getattr(generation, "message", None)
     return message if isinstance(message, BaseMessage) else None
 
 
@@ -57,6 +62,11 @@ def generation_text(generation: Any) -> str:
     Raises:
         TypeError: `generation` is none of those.
     """
+    # Exact classes first: an isinstance of a message class costs pydantic a lookup or two.
+    if type(generation) is str:
+        return generation
+    if type(generation) is AIMessage or type(generation) is AIMessageChunk:
+        return generation.text
     if isinstance(generation, str):
         return generation
     if isinstance(generation, BaseMessage):

@@ -9,7 +9,6 @@ then refuses to act on it (`cut_off_error`); a final answer is still returned as
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, Final
 
 from leanchain.agents.schema import AgentAction, AgentFinish
@@ -38,37 +37,36 @@ CUT_OFF_OBSERVATION: Final = (
 """What the model is told when its cut-off reply is sent back (``handle_parsing_errors``)."""
 
 
+_METADATA_ONLY: set[type[BaseMessage]] = set()
+"""Message classes seen without a ``generation_info`` (nearly all): only metadata is read."""
+
+
 def was_cut_off(generation: Any) -> bool:
     """Whether a model output says it stopped at its output token limit.
 
     Reads ``finish_reason`` from the message's ``response_metadata``, then from a generation's
     ``generation_info``; a string (no metadata) was never cut off as far as anyone can tell.
     """
-    if type(generation) is str:
-        return False
-    if isinstance(generation, BaseMessage):
+    cls = type(generation)
+    if cls in _METADATA_ONLY:
         metadata = generation.response_metadata
-        if metadata and _says_length(metadata):
-            return True
-        # A message class seldom has a generation_info, and a pydantic model takes ~2 µs to
-        # report a missing attribute: ask the class first.
-        return _has_generation_info(type(generation)) and _says_length(
-            getattr(generation, "generation_info", None)
-        )
+        return bool(metadata) and _says_length(metadata)
+    if cls is str:
+        return False
     message = generation_message(generation)
-    return _says_length(getattr(message, "response_metadata", None)) or _says_length(
-        getattr(generation, "generation_info", None)
-    )
+    if _says_length(getattr(message, "response_metadata", None)):
+        return True
+    if message is generation and not (
+        "generation_info" in cls.model_fields or hasattr(cls, "generation_info")
+    ):
+        # A pydantic model takes ~2 µs to report a missing attribute: ask its class, once.
+        _METADATA_ONLY.add(cls)
+        return False
+    return _says_length(getattr(generation, "generation_info", None))
 
 
 def _says_length(metadata: Any) -> bool:
     return isinstance(metadata, dict) and metadata.get("finish_reason") == "length"
-
-
-@cache
-def _has_generation_info(cls: type[BaseMessage]) -> bool:
-    """Whether a message class has a ``generation_info`` (as a field or an attribute)."""
-    return "generation_info" in cls.model_fields or hasattr(cls, "generation_info")
 
 
 def cut_off_error(text: str) -> OutputParserException:

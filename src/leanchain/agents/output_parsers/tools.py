@@ -236,7 +236,7 @@ class ToolsAgentOutputParser(MultiActionAgentOutputParser):
 
     def _decide(self, output: Any) -> list[AgentAction] | AgentFinish:
         """`parse_result` of one output: a message or a generation (or text, refused)."""
-        message = output if isinstance(output, BaseMessage) else generation_message(output)
+        message = generation_message(output)
         if message is None:
             raise ValueError("This output parser only works on ChatGeneration output")
         decision = parse_ai_message_to_tool_action(message)

@@ -38,78 +38,105 @@ Flow: TypeAlias = Generator[Any, Any, Any]
 """A step of the loop written once: it yields effects (and the loop's events) to a driver."""
 
 
-def _check(hook: str, answer: object, allowed: tuple[type, ...]) -> None:
-    """Raise `TypeError` unless `answer` is ``None`` or one of `allowed`."""
-    if answer is not None and not isinstance(answer, allowed):
-        names = ", ".join(t.__name__ for t in allowed)
-        raise TypeError(f"{hook} must return None or one of {names}; got {answer!r}")
+Reading: TypeAlias = tuple[Any, Any]
+"""What one answer makes of the folded value: ``(value, None)`` to go on with `value`, or
+``(value, ending)`` to end the fold with `ending`."""
+
+
+def _fold(
+    run: AgentRun,
+    hook: str,
+    value: Any,
+    sync: bool,
+    allowed: tuple[type, ...],
+    read: Callable[[Any, Any], Reading],
+) -> Flow:
+    """Call every middleware's `hook` with ``(run, value)`` in turn: ``(value, ending)`` at the
+    end, where `read` says what each answer (``None`` or one of `allowed`) makes of them.
+
+    Raises:
+        TypeError: an answer is neither ``None`` nor one of `allowed`.
+    """
+    for m in getattr(run.executor.hooks, hook):
+        if sync:
+            answer = getattr(m, hook)(run, value)
+        else:
+            answer = yield getattr(m, hook), getattr(m, f"a{hook}"), (run, value)
+        if answer is not None and not isinstance(answer, allowed):
+            names = ", ".join(t.__name__ for t in allowed)
+            raise TypeError(f"{hook} must return None or one of {names}; got {answer!r}")
+        value, ending = read(answer, value)
+        if ending is not None:
+            return value, ending
+    return value, None
 
 
 def before_agent(run: AgentRun, sync: bool) -> Flow:
     """The run's `before_agent` hooks: the first ending answer, if any."""
     for m in run.executor.hooks.before_agent:
         answer = m.before_agent(run) if sync else (yield m.before_agent, m.abefore_agent, (run,))
-        _check("before_agent", answer, (AgentFinish, StopRun))
+        if answer is not None and not isinstance(answer, AgentFinish | StopRun):
+            raise TypeError(
+                f"before_agent must return None or one of AgentFinish, StopRun; got {answer!r}"
+            )
         if answer is not None:
             return answer
     return None
 
 
+def _new_request(answer: Any, request: ModelRequest) -> Reading:
+    """A rewritten request goes on; an `AgentFinish` or `StopRun` ends the run."""
+    if answer is None:
+        return request, None
+    if isinstance(answer, ModelRequest):
+        return answer, None
+    return request, answer
+
+
 def before_model(run: AgentRun, request: ModelRequest, sync: bool) -> Flow:
     """The request after every `before_model` hook, or the first ending answer."""
-    for m in run.executor.hooks.before_model:
-        if sync:
-            answer = m.before_model(run, request)
-        else:
-            answer = yield m.before_model, m.abefore_model, (run, request)
-        _check("before_model", answer, (ModelRequest, AgentFinish, StopRun))
-        if isinstance(answer, ModelRequest):
-            request = answer
-        elif answer is not None:
-            return answer
-    return request
+    allowed = (ModelRequest, AgentFinish, StopRun)
+    request, ending = yield from _fold(run, "before_model", request, sync, allowed, _new_request)
+    return request if ending is None else ending
+
+
+def _new_plan(answer: Any, plan: Plan) -> Reading:
+    """A rewritten plan goes on; a `StopRun` or `Interrupt` ends the fold (an interrupt keeps
+    what the earlier hooks made of the plan as the calls that wait)."""
+    if isinstance(answer, Interrupt):
+        if isinstance(plan, list):
+            answer.plan = plan
+        return plan, answer
+    if isinstance(answer, StopRun):
+        return plan, answer
+    return (plan if answer is None else answer), None
 
 
 def after_model(run: AgentRun, plan: Plan, sync: bool) -> Flow:
     """The plan after every `after_model` hook, or the first stop or interrupt."""
-    for m in run.executor.hooks.after_model:
-        if sync:
-            answer = m.after_model(run, plan)
-        else:
-            answer = yield m.after_model, m.aafter_model, (run, plan)
-        _check("after_model", answer, (AgentFinish, list, StopRun, Interrupt))
-        if isinstance(answer, Interrupt) and isinstance(plan, list):
-            answer.plan = plan  # what the earlier hooks made of it is what waits
-        if isinstance(answer, Interrupt | StopRun):
-            return answer
-        if answer is not None:
-            plan = answer
-    return plan
+    allowed = (AgentFinish, list, StopRun, Interrupt)
+    plan, ending = yield from _fold(run, "after_model", plan, sync, allowed, _new_plan)
+    return plan if ending is None else ending
+
+
+def _new_steps(answer: Any, steps: list[AgentStep]) -> Reading:
+    """Rewritten steps go on; an `AgentFinish` or `StopRun` ends the run after this step."""
+    if isinstance(answer, list):
+        return answer, None
+    return steps, answer
 
 
 def after_step(run: AgentRun, steps: list[AgentStep], sync: bool) -> Flow:
     """The steps after every `after_step` hook, and the first ending answer (if any)."""
-    for m in run.executor.hooks.after_step:
-        if sync:
-            answer = m.after_step(run, steps)
-        else:
-            answer = yield m.after_step, m.aafter_step, (run, steps)
-        _check("after_step", answer, (list, AgentFinish, StopRun))
-        if isinstance(answer, list):
-            steps = answer
-        elif answer is not None:
-            return steps, answer
-    return steps, None
+    allowed = (list, AgentFinish, StopRun)
+    return (yield from _fold(run, "after_step", steps, sync, allowed, _new_steps))
+
+
+def _new_finish(answer: Any, finish: AgentFinish) -> Reading:
+    return (finish if answer is None else answer), None
 
 
 def after_agent(run: AgentRun, finish: AgentFinish, sync: bool) -> Flow:
     """The finish after every `after_agent` hook."""
-    for m in run.executor.hooks.after_agent:
-        if sync:
-            answer = m.after_agent(run, finish)
-        else:
-            answer = yield m.after_agent, m.aafter_agent, (run, finish)
-        _check("after_agent", answer, (AgentFinish,))
-        if answer is not None:
-            finish = answer
+    finish, _ = yield from _fold(run, "after_agent", finish, sync, (AgentFinish,), _new_finish)
     return finish

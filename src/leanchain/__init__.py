@@ -7,8 +7,9 @@ costs almost nothing and never imports a provider SDK; the subpackages (``leanch
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from leanchain._lazy import lazy_face
 
 __version__ = "0.1.0"
 
@@ -133,22 +134,7 @@ __all__ = [
 ]
 
 
-# The module's namespace, taken now: once ``leanchain.globals`` is imported, the name
-# ``globals`` in this module is that submodule, not the builtin.
-_NAMESPACE = globals()
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'leanchain' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    _NAMESPACE[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(_NAMESPACE) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:

@@ -52,13 +52,9 @@ IMPORTLIB_LOADERS: Final = frozenset(
 )
 
 IMPORT_MODULE_ALLOWED: Final = {
-    "__init__.py": "lazy top-level exports: module names come from the fixed _EXPORTS table",
-    "agents/__init__.py": "lazy package exports (its own and agents.middleware's): module names "
-    "come from the fixed _EXPORTS tables",
-    "callbacks/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
-    "callbacks/events/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
-    "messages/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
-    "runnables/__init__.py": "lazy package exports: from the fixed _EXPORTS table",
+    "_lazy.py": "the lazy package faces (leanchain, runnables, callbacks, callbacks.events, "
+    "messages, agents, agents.middleware): module names come from each face's fixed _EXPORTS "
+    "table",
     "cli/_graph.py": "`leanchain graph MODULE:ATTR` imports the module its user names, like "
     "`python -m`: the user's own code, on the user's own command line",
     "providers/_common.py": "the provider SDK ('openai' or 'anthropic'), imported lazily",

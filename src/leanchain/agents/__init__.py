@@ -8,9 +8,9 @@ parsers that a program may never touch.
 
 from __future__ import annotations
 
-import sys
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from leanchain._lazy import lazy_face
 
 _EXPORTS: dict[str, str] = {
     "AgentAction": "leanchain.agents.schema",
@@ -75,37 +75,10 @@ __all__ = [
 ]
 
 
-def _lazy_face(
-    module: str, exports: Mapping[str, str]
-) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The ``__getattr__`` and ``__dir__`` (PEP 562) of a face whose names load on first use.
-
-    `exports` maps each name to the module it is imported from; a name once imported is kept
-    in the face, so the next look-up is a plain attribute. ``leanchain.agents.middleware``
-    uses it too.
-    """
-    namespace = sys.modules[module].__dict__
-
-    def load(name: str) -> Any:
-        source = exports.get(name)
-        if source is None:
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        value = getattr(import_module(source), name)
-        namespace[name] = value
-        return value
-
-    def names() -> list[str]:
-        return sorted(set(namespace) | set(exports))
-
-    return load, names
-
-
-__getattr__, __dir__ = _lazy_face(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-
     from leanchain.agents._checkpoint import (
         BaseCheckpointer,
         InMemoryCheckpointer,

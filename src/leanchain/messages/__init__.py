@@ -10,8 +10,8 @@ filters or counts messages does not import those helpers.
 from __future__ import annotations
 
 import typing as _typing
-from importlib import import_module as _import_module
-from typing import Any as _Any
+
+from leanchain._lazy import lazy_face as _lazy_face
 
 _EXPORTS: dict[str, str] = {
     "AIMessage": "leanchain.messages._ai",
@@ -160,17 +160,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> _Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'leanchain.messages' has no attribute {name!r}")
-    value = getattr(_import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = _lazy_face(__name__, _EXPORTS)
 
 
 if _typing.TYPE_CHECKING:

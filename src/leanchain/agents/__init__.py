@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from leanchain._lazy import lazy_face
+from leanchain._lazy import lazy_face as _lazy_face
 
 _EXPORTS: dict[str, str] = {
     "AgentAction": "leanchain.agents.schema",
@@ -75,7 +75,7 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_face(__name__, _EXPORTS)
+__getattr__, __dir__ = _lazy_face(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from leanchain.messages import (
     AIMessage,
@@ -22,9 +23,13 @@ from leanchain.messages import (
     convert_to_messages,
 )
 from leanchain.prompts._blocks import BlocksTemplate
-from leanchain.prompts._build import build_message as _build
+from leanchain.prompts._build import build_message
 from leanchain.prompts._string import PromptTemplate
-from leanchain.prompts._template import missing_variables_error, validate_variable_name
+from leanchain.prompts._template import (
+    compile_template,
+    missing_variables_error,
+    validate_variable_name,
+)
 
 if TYPE_CHECKING:
     from leanchain.prompts._chat import ChatPromptTemplate
@@ -38,6 +43,39 @@ __all__ = [
     "MessagesPlaceholder",
     "SystemMessagePromptTemplate",
 ]
+
+
+@cache
+def _plain_message_classes() -> frozenset[type[BaseMessage]]:
+    """leanchain's own message classes: checked by type, before the slower ``isinstance`` on
+    pydantic's ABC metaclass (a scratchpad of tool messages is checked on every step)."""
+    from leanchain.messages import (
+        AIMessageChunk,
+        ChatMessageChunk,
+        FunctionMessage,
+        FunctionMessageChunk,
+        HumanMessageChunk,
+        SystemMessageChunk,
+        ToolMessage,
+        ToolMessageChunk,
+    )
+
+    return frozenset(
+        {
+            AIMessage,
+            AIMessageChunk,
+            ChatMessage,
+            ChatMessageChunk,
+            FunctionMessage,
+            FunctionMessageChunk,
+            HumanMessage,
+            HumanMessageChunk,
+            SystemMessage,
+            SystemMessageChunk,
+            ToolMessage,
+            ToolMessageChunk,
+        }
+    )
 
 
 class BaseMessagePromptTemplate(ABC):
@@ -120,8 +158,9 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
             )
         if self.n_messages:
             value = value[-self.n_messages :]
+        plain = _plain_message_classes()
         for item in value:
-            if not isinstance(item, BaseMessage):
+            if type(item) not in plain and not isinstance(item, BaseMessage):
                 out.extend(convert_to_messages(value))
                 return
         out.extend(value)
@@ -206,11 +245,30 @@ class BaseStringMessagePromptTemplate(BaseMessagePromptTemplate):
             return prompt._text(values)
         return prompt.format_blocks(values)
 
-    @abstractmethod
+    _kind: ClassVar[type[BaseMessage] | None] = None
+    """The class of the message formatted; ``None`` where `_message` is overridden."""
+
     def _message(self, content: str | list[Any]) -> BaseMessage:
         """The message with this content."""
+        kind = self._kind
+        if kind is None:
+            raise NotImplementedError(f"{type(self).__name__} does not implement _message")
+        if self.additional_kwargs:
+            return kind(content=content, additional_kwargs=self.additional_kwargs)
+        return build_message(kind, content)
 
     def _format_into(self, values: Mapping[str, Any], out: list[BaseMessage]) -> None:
+        prompt, kind = self.prompt, self._kind
+        if (
+            kind
+            and type(prompt) is PromptTemplate
+            and not prompt._partials
+            and not self.additional_kwargs
+        ):
+            # A plain text template (the hot path of every chat prompt): what `_content` and
+            # `_message` do, in one step.
+            out.append(build_message(kind, compile_template(prompt.template).format(values)))
+            return
         out.append(self._message(self._content(values)))
 
     def format(self, **kwargs: Any) -> BaseMessage:
@@ -237,10 +295,7 @@ class HumanMessagePromptTemplate(BaseStringMessagePromptTemplate):
 
     __slots__ = ()
 
-    def _message(self, content: str | list[Any]) -> BaseMessage:
-        if self.additional_kwargs:
-            return HumanMessage(content=content, additional_kwargs=self.additional_kwargs)
-        return _build(HumanMessage, content)
+    _kind = HumanMessage
 
 
 class AIMessagePromptTemplate(BaseStringMessagePromptTemplate):
@@ -248,10 +303,7 @@ class AIMessagePromptTemplate(BaseStringMessagePromptTemplate):
 
     __slots__ = ()
 
-    def _message(self, content: str | list[Any]) -> BaseMessage:
-        if self.additional_kwargs:
-            return AIMessage(content=content, additional_kwargs=self.additional_kwargs)
-        return _build(AIMessage, content)
+    _kind = AIMessage
 
 
 class SystemMessagePromptTemplate(BaseStringMessagePromptTemplate):
@@ -259,10 +311,7 @@ class SystemMessagePromptTemplate(BaseStringMessagePromptTemplate):
 
     __slots__ = ()
 
-    def _message(self, content: str | list[Any]) -> BaseMessage:
-        if self.additional_kwargs:
-            return SystemMessage(content=content, additional_kwargs=self.additional_kwargs)
-        return _build(SystemMessage, content)
+    _kind = SystemMessage
 
 
 class ChatMessagePromptTemplate(BaseStringMessagePromptTemplate):

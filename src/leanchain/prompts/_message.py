@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from leanchain import messages
 from leanchain.messages import (
     AIMessage,
     BaseMessage,
@@ -49,33 +50,8 @@ __all__ = [
 def _plain_message_classes() -> frozenset[type[BaseMessage]]:
     """leanchain's own message classes: checked by type, before the slower ``isinstance`` on
     pydantic's ABC metaclass (a scratchpad of tool messages is checked on every step)."""
-    from leanchain.messages import (
-        AIMessageChunk,
-        ChatMessageChunk,
-        FunctionMessage,
-        FunctionMessageChunk,
-        HumanMessageChunk,
-        SystemMessageChunk,
-        ToolMessage,
-        ToolMessageChunk,
-    )
-
-    return frozenset(
-        {
-            AIMessage,
-            AIMessageChunk,
-            ChatMessage,
-            ChatMessageChunk,
-            FunctionMessage,
-            FunctionMessageChunk,
-            HumanMessage,
-            HumanMessageChunk,
-            SystemMessage,
-            SystemMessageChunk,
-            ToolMessage,
-            ToolMessageChunk,
-        }
-    )
+    names = [name for name in messages.__all__ if name.endswith(("Message", "MessageChunk"))]
+    return frozenset(getattr(messages, name) for name in names)
 
 
 class BaseMessagePromptTemplate(ABC):

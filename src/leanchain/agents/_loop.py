@@ -131,10 +131,8 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
             break
         if run.out_of_time():
             break
-        if run.manager is not None and not sync:
-            yield run.announce, run.aannounce, (plan,)
-        elif run.manager is not None:
-            run.announce(plan)
+        if run.manager is not None:
+            yield from _announce(run, plan, sync)
         yield Planned(plan)
         done = _run_tools(run, plan) if sync else (yield _run_tools, _arun_tools, (run, plan))
         if done is None:  # out of time
@@ -156,13 +154,19 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
     return Finished(finish, run.outputs(finish))
 
 
+def _announce(run: AgentRun, actions: list[AgentAction], sync: bool) -> Flow:
+    """Tell the callbacks what the agent is about to do (``on_agent_action``, one place)."""
+    if sync:
+        run.announce(actions)
+    else:
+        yield run.announce, run.aannounce, (actions,)
+
+
 def _keep_error_step(run: AgentRun, exc: OutputParserException, sync: bool) -> Flow:
     """The step an unparsable reply becomes, after the `after_step` hooks, kept."""
     step = run.parse_error_step(exc)
-    if run.manager is not None and not sync:
-        yield run.announce, run.aannounce, ([step.action],)
-    elif run.manager is not None:
-        run.announce([step.action])
+    if run.manager is not None:
+        yield from _announce(run, [step.action], sync)
     kept, answer = [step], None
     if run.executor.hooks.after_step:
         kept, answer = yield from _hooks.after_step(run, kept, sync)

@@ -7,6 +7,7 @@ their async twins.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -345,7 +346,8 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
     ) -> dict[str, Any]:
         """Run the agent to the end; the inputs merged with the outputs."""
         run = self._new_run(input, config)
-        *_, last = run_events(run)  # the events run the loop; the last one is its end
+        # Running through the events runs the loop; only the last one (its end) is kept.
+        last = deque(run_events(run), maxlen=1)[0]
         return _result(run, last)
 
     async def ainvoke(

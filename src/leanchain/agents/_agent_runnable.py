@@ -11,13 +11,25 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from leanchain.agents.format_scratchpad._steps import Steps
+from leanchain.agents.format_scratchpad._steps import RunSteps, Steps
 from leanchain.agents.schema import AgentFinish
 from leanchain.errors import OutputParserException
 from leanchain.messages import BaseMessage, HumanMessage
 from leanchain.output_parsers import BaseOutputParser
 from leanchain.prompts import BasePromptTemplate
-from leanchain.runnables import Runnable, RunnableLambda, RunnablePassthrough, RunnableSequence
+from leanchain.runnables import (
+    Runnable,
+    RunnableConfig,
+    RunnableLambda,
+    RunnablePassthrough,
+    RunnableSequence,
+)
+from leanchain.runnables.config import (
+    ensure_config,
+    reset_config_context,
+    set_config_context,
+    strip_run_keys,
+)
 
 if TYPE_CHECKING:
     from leanchain.tools import BaseTool
@@ -109,6 +121,58 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         self.final_instruction = final_instruction
         self.tools: tuple[BaseTool, ...] = tuple(tools)
         self._rebuild = rebuild
+
+    # -- running: the four steps, called directly when no handler listens ------------------
+
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Decision:
+        """Run the four steps, as the sequence does.
+
+        With no callback handler (nothing to tell of the steps), the steps are called one
+        after the other without the sequence's and the ``assign``'s own layers, and the
+        prompt reuses what it formatted before the scratchpad in the run's memo
+        (`BasePromptTemplate.format_prompt_reusing`): the same decision, for less.
+        """
+        config = ensure_config(config)
+        if kwargs or config.get("callbacks") or type(input) is not dict:
+            return super().invoke(input, config, **kwargs)
+        config = strip_run_keys(config)
+        token = set_config_context(config)
+        try:
+            reply = self.llm_step.invoke(self._prompt_value(input, config), config)
+            decision: Decision = self.output_parser.invoke(reply, config)
+        finally:
+            reset_config_context(token)
+        return decision
+
+    async def ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Decision:
+        """Async `invoke`: the steps awaited directly when no handler listens."""
+        config = ensure_config(config)
+        if kwargs or config.get("callbacks") or type(input) is not dict:
+            return await super().ainvoke(input, config, **kwargs)
+        config = strip_run_keys(config)
+        token = set_config_context(config)
+        try:
+            prompt_value = self._prompt_value(input, config)
+            reply = await self.llm_step.ainvoke(prompt_value, config)
+            decision: Decision = await self.output_parser.ainvoke(reply, config)
+        finally:
+            reset_config_context(token)
+        return decision
+
+    def _prompt_value(self, input: dict[str, Any], config: RunnableConfig) -> Any:
+        """The first two steps: the input with its scratchpad, formatted by the prompt."""
+        steps = input["intermediate_steps"]
+        values = {**input, "agent_scratchpad": self.format_scratchpad(steps)}
+        prompt = self.prompt
+        if type(prompt).invoke is not BasePromptTemplate.invoke:
+            return prompt.invoke(values, config)
+        if isinstance(steps, RunSteps):
+            return prompt.format_prompt_reusing(values, steps.memo, "agent_scratchpad")
+        return prompt.format_prompt(**values)
 
     @property
     def tool_names(self) -> list[str]:

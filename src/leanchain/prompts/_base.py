@@ -66,6 +66,20 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
         """
         return self._format_prompt(self._check_missing(kwargs))
 
+    def format_prompt_reusing(
+        self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str
+    ) -> PromptValue:
+        """`format_prompt` of `values`, for a caller that formats again and again with only
+        `varying` changing (an agent's scratchpad): the part before it may be kept in `memo`
+        and reused while the values it reads are the same objects (see `leanchain.prompts`'
+        module notes on reuse). The result always equals ``format_prompt(**values)``; a
+        prompt with nothing to keep formats anew.
+
+        Raises:
+            MissingPromptVariablesError: a required variable is missing.
+        """
+        return self._format_prompt(self._check_missing(values))
+
     async def aformat(self, **kwargs: Any) -> str:
         """Async `format` (formatting never blocks, so it runs inline)."""
         return self.format(**kwargs)

@@ -19,10 +19,12 @@ from leanchain.prompts._message import (
     AIMessagePromptTemplate,
     BaseMessagePromptTemplate,
     BaseStringMessagePromptTemplate,
+    ChatMessagePromptTemplate,
     HumanMessagePromptTemplate,
     MessagesPlaceholder,
     SystemMessagePromptTemplate,
 )
+from leanchain.prompts._reuse import fixed, head_key, same, snapshot
 from leanchain.prompts._string import check_template_format
 from leanchain.prompts._values import ChatPromptValue
 
@@ -42,6 +44,10 @@ _ROLES: dict[str, type[BaseStringMessagePromptTemplate]] = {
     "assistant": AIMessagePromptTemplate,
     "system": SystemMessagePromptTemplate,
 }
+_ROLE_TEMPLATES: frozenset[type[BaseStringMessagePromptTemplate]] = frozenset(
+    {*_ROLES.values(), ChatMessagePromptTemplate}
+)
+"""The message templates whose message depends only on the values they read."""
 
 
 def _placeholder_name(wrapped: Any) -> str:
@@ -216,6 +222,61 @@ class ChatPromptTemplate(BasePromptTemplate):
         out: list[BaseMessage] = []
         self._format_into(values, out)
         return ChatPromptValue(out)
+
+    def format_prompt_reusing(
+        self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str
+    ) -> ChatPromptValue:
+        """`format_prompt` of `values`, keeping the messages before a last placeholder for
+        `varying` in `memo` while the values they read are the same (`BasePromptTemplate`)."""
+        values = self._check_missing(values)
+        messages = self.messages
+        last = messages[-1] if messages else None
+        if not (type(last) is MessagesPlaceholder and last.variable_name == varying):
+            return self._format_prompt(values)
+        merged = self._merge_partials(values)
+        key = head_key(self)
+        kept = memo.get(key)
+        if kept is not None:
+            names, placeholders, seen, head = kept
+            now = snapshot(merged, names, placeholders)
+            if now is None or not same(seen, now):
+                kept = None
+        if kept is None:
+            head = []
+            for item in messages[:-1]:
+                if isinstance(item, BaseMessage):
+                    head.append(item)
+                else:
+                    item._format_into(merged, head)
+            # A callable partial is called on every format: then nothing is kept.
+            reads = self._head_reads(messages[:-1]) if fixed(self._partials) else None
+            if reads is not None:
+                now = snapshot(merged, *reads)
+                if now is not None:
+                    memo[key] = (*reads, now, head)
+        out = head.copy()
+        last._format_into(merged, out)
+        return ChatPromptValue(out)
+
+    @staticmethod
+    def _head_reads(head: list[Any]) -> tuple[tuple[str, ...], frozenset[str]] | None:
+        """The variables `head` reads, and those only messages placeholders read; ``None``
+        if an item may format differently from the same values (a subclass, a callable
+        partial, a nested prompt): then nothing is kept."""
+        names: dict[str, bool] = {}  # name -> read by placeholders only
+        for item in head:
+            kind = type(item)
+            if isinstance(item, BaseMessage):
+                continue
+            if kind is MessagesPlaceholder:  # (an optional one lists no input variables)
+                only, reads = True, [item.variable_name]
+            elif kind in _ROLE_TEMPLATES and fixed(getattr(item.prompt, "_partials", {})):
+                only, reads = False, item.input_variables
+            else:
+                return None
+            for name in reads:
+                names[name] = names.get(name, True) and only
+        return tuple(names), frozenset(name for name, only in names.items() if only)
 
     def format_prompt(self, **kwargs: Any) -> ChatPromptValue:
         """The `ChatPromptValue` for these variables."""

@@ -9,10 +9,13 @@ from typing import Any
 
 from leanchain.errors import TemplateValidationError
 from leanchain.prompts._base import BasePromptTemplate
+from leanchain.prompts._reuse import fixed, head_key, same, snapshot, split_at_last
 from leanchain.prompts._template import compile_template
 from leanchain.prompts._values import StringPromptValue
 
 __all__ = ["PromptTemplate", "check_template_format"]
+
+_NO_PLACEHOLDERS: frozenset[str] = frozenset()
 
 
 def check_template_format(template_format: str) -> None:
@@ -125,6 +128,37 @@ class PromptTemplate(BasePromptTemplate):
 
     def _format_prompt(self, values: Mapping[str, Any]) -> StringPromptValue:
         return StringPromptValue(self._text(values))
+
+    def format_prompt_reusing(
+        self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str
+    ) -> StringPromptValue:
+        """`format_prompt` of `values`, keeping the text before `varying` (the template's
+        last field) in `memo` while the values it reads are the same (`BasePromptTemplate`)."""
+        values = self._check_missing(values)
+        tail = values.get(varying)
+        if type(tail) is not str:
+            return self._format_prompt(values)
+        compiled = compile_template(self.template)
+        merged = self._merge_partials(values)
+        key = head_key(self)
+        kept = memo.get(key)
+        if kept is not None and kept[0] is compiled:
+            if kept[1] is None:  # no head to keep
+                return self._format_prompt(values)
+            now = snapshot(merged, kept[1].variables, _NO_PLACEHOLDERS)
+            if now is not None and same(kept[2], now):
+                return StringPromptValue(kept[3] + tail + kept[4])
+        # A callable partial is called on every format: then nothing is kept.
+        split = split_at_last(compiled, varying) if fixed(self._partials) else None
+        if split is None:
+            memo[key] = (compiled, None)
+            return self._format_prompt(values)
+        head, rest = split
+        text = head.format(merged)
+        now = snapshot(merged, head.variables, _NO_PLACEHOLDERS)
+        if now is not None:
+            memo[key] = (compiled, head, now, text, rest)
+        return StringPromptValue(text + tail + rest)
 
     def format_prompt(self, **kwargs: Any) -> StringPromptValue:
         """The `StringPromptValue` for these variables."""

@@ -179,7 +179,10 @@ def _keep_error_step(run: AgentRun, exc: OutputParserException, sync: bool) -> F
 
 def _plan(run: AgentRun, request: ModelRequest) -> Plan | None:
     """The planning call, waited for until the deadline (``None``: the time ran out)."""
-    in_time, planned = call_within(partial(run.plan, request), run.deadline())
+    deadline = run.deadline()
+    if deadline is None:
+        return run.plan(request)
+    in_time, planned = call_within(partial(run.plan, request), deadline)
     return planned if in_time else None
 
 

@@ -69,8 +69,12 @@ def _as_plan(output: Any) -> Plan:
         return output
     if isinstance(output, AgentAction):
         return [output]
-    if isinstance(output, list) and all(isinstance(a, AgentAction) for a in output):
-        return output
+    if isinstance(output, list):
+        for action in output:
+            if not isinstance(action, AgentAction):
+                break
+        else:
+            return output
     raise TypeError(
         "The agent must return an AgentAction, a list of AgentActions or an AgentFinish, "
         f"got {type(output).__name__}: {output!r}"
@@ -527,13 +531,15 @@ class AgentRun:
     def record(self, steps: list[AgentStep]) -> AgentFinish | None:
         """Keep the iteration's steps; the finish when one of them is a return_direct tool's."""
         self.iterations += 1
-        self.steps.extend((step.action, step.observation) for step in steps)
-        tools = self.executor.tools_by_name
+        kept, tools, finish = self.steps, self.executor.tools_by_name, None
         for step in steps:
-            tool = tools.get(step.action.tool)
-            if tool is not None and tool.return_direct and step.action.tool != "_Exception":
-                return AgentFinish({"output": step.observation}, "")
-        return None
+            action = step.action
+            kept.append((action, step.observation))
+            tool = tools.get(action.tool)
+            direct = tool is not None and tool.return_direct and action.tool != "_Exception"
+            if direct and finish is None:  # the first return_direct step's result
+                finish = AgentFinish({"output": step.observation}, "")
+        return finish
 
     def pause(self, plan: list[AgentAction], interrupt: Interrupt) -> dict[str, Any]:
         """Keep `plan` as the pending calls and stop the clock; the paused run's outputs."""

@@ -222,3 +222,34 @@ def test_reusing_always_equals_a_fresh_format(calls: list[tuple[str, int, str]])
         assert TEXT.format_prompt_reusing(
             plain, text_memo, "agent_scratchpad"
         ) == TEXT.format_prompt(**plain)
+
+
+def test_a_last_human_turn_that_holds_the_scratchpad_keeps_the_messages_before_it() -> None:
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Tools: {tools}"), ("human", "{input}\n\n{agent_scratchpad}\n(reply in JSON)")]
+    )
+    memo: dict[Any, Any] = {}
+    first = prompt.format_prompt_reusing(
+        {"tools": "echo", "input": "q", "agent_scratchpad": ""}, memo, "agent_scratchpad"
+    )
+    again = prompt.format_prompt_reusing(
+        {"tools": "echo", "input": "q", "agent_scratchpad": "step"}, memo, "agent_scratchpad"
+    )
+    assert again.messages == [
+        SystemMessage(content="Tools: echo"),
+        HumanMessage(content="q\n\nstep\n(reply in JSON)"),
+    ]
+    assert again.messages[0] is first.messages[0]
+
+
+def test_a_head_that_reads_the_varying_variable_too_is_never_kept() -> None:
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "So far: {agent_scratchpad}"), ("human", "{input} {agent_scratchpad}")]
+    )
+    memo: dict[Any, Any] = {}
+    for pad in ("a", "b"):
+        value = prompt.format_prompt_reusing(
+            {"input": "q", "agent_scratchpad": pad}, memo, "agent_scratchpad"
+        )
+        assert value == prompt.format_prompt(input="q", agent_scratchpad=pad)
+    assert memo == {}

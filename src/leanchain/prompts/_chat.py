@@ -50,6 +50,14 @@ _ROLE_TEMPLATES: frozenset[type[BaseStringMessagePromptTemplate]] = frozenset(
 """The message templates whose message depends only on the values they read."""
 
 
+def _reads(item: Any, name: str) -> bool:
+    """Whether `item` (a chat prompt's part) is a placeholder for `name` or a plain message
+    template that reads it."""
+    if type(item) is MessagesPlaceholder:
+        return item.variable_name == name
+    return type(item) in _ROLE_TEMPLATES and name in item.input_variables
+
+
 def _placeholder_name(wrapped: Any) -> str:
     if not isinstance(wrapped, str):
         raise ValueError(f"Expected variable name to be a string. Got: {wrapped}")
@@ -226,12 +234,13 @@ class ChatPromptTemplate(BasePromptTemplate):
     def format_prompt_reusing(
         self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str
     ) -> ChatPromptValue:
-        """`format_prompt` of `values`, keeping the messages before a last placeholder for
-        `varying` in `memo` while the values they read are the same (`BasePromptTemplate`)."""
+        """`format_prompt` of `values`, keeping the messages before the last part (which
+        reads `varying`: a placeholder for it, or the human turn that holds it) in `memo`
+        while the values they read are the same (`BasePromptTemplate`)."""
         values = self._check_missing(values)
         messages = self.messages
-        last = messages[-1] if messages else None
-        if not (type(last) is MessagesPlaceholder and last.variable_name == varying):
+        last: Any = messages[-1] if messages else None
+        if not _reads(last, varying):
             return self._format_prompt(values)
         merged = self._merge_partials(values)
         key = head_key(self)
@@ -249,7 +258,7 @@ class ChatPromptTemplate(BasePromptTemplate):
                 else:
                     item._format_into(merged, head)
             # A callable partial is called on every format: then nothing is kept.
-            reads = self._head_reads(messages[:-1]) if fixed(self._partials) else None
+            reads = self._head_reads(messages[:-1], varying) if fixed(self._partials) else None
             if reads is not None:
                 now = snapshot(merged, *reads)
                 if now is not None:
@@ -259,10 +268,10 @@ class ChatPromptTemplate(BasePromptTemplate):
         return ChatPromptValue(out)
 
     @staticmethod
-    def _head_reads(head: list[Any]) -> tuple[tuple[str, ...], frozenset[str]] | None:
+    def _head_reads(head: list[Any], varying: str) -> tuple[tuple[str, ...], frozenset[str]] | None:
         """The variables `head` reads, and those only messages placeholders read; ``None``
-        if an item may format differently from the same values (a subclass, a callable
-        partial, a nested prompt): then nothing is kept."""
+        if an item reads `varying` too or may format differently from the same values (a
+        subclass, a callable partial, a nested prompt): then nothing is kept."""
         names: dict[str, bool] = {}  # name -> read by placeholders only
         for item in head:
             kind = type(item)
@@ -273,6 +282,8 @@ class ChatPromptTemplate(BasePromptTemplate):
             elif kind in _ROLE_TEMPLATES and fixed(getattr(item.prompt, "_partials", {})):
                 only, reads = False, item.input_variables
             else:
+                return None
+            if varying in reads:
                 return None
             for name in reads:
                 names[name] = names.get(name, True) and only

@@ -25,7 +25,7 @@ from leanchain.runnables.config import (
 )
 from leanchain.tools._injected import Injections, find_injections
 from leanchain.tools._output import ErrorHandler, check_handler
-from leanchain.tools._runs import aexecute, call_config, execute
+from leanchain.tools._runs import NOT_QUICK, aexecute, call_config, execute
 from leanchain.tools._schema import FunctionInfo, create_schema_from_function, inspect_function
 from leanchain.tools._validation import PlainFields, plain_fields, validate_args
 
@@ -352,6 +352,18 @@ class BaseTool(Runnable[ToolInput, Any]):
         finally:
             reset_config_context(token)
 
+    def _quick_call(self, tool_input: Any, config: RunnableConfig) -> Any:
+        """The response by a short way for a call nobody listens to, or `NOT_QUICK`.
+
+        The short way may skip `_injections` and `_call` only where they would change
+        nothing (`FunctionTool` has one); a subclass takes the general way.
+        """
+        return NOT_QUICK
+
+    async def _aquick_call(self, tool_input: Any, config: RunnableConfig) -> Any:
+        """Async `_quick_call`."""
+        return NOT_QUICK
+
     # -- one run, written once (`_runs`) ----------------------------------------------------
 
     _execute = execute
@@ -394,12 +406,9 @@ class BaseTool(Runnable[ToolInput, Any]):
         ``as_message=False``: then the id only labels the run for the callbacks and the result
         is the tool's plain output (what an agent executor records as the observation).
         """
-        return self._execute(
-            tool_input,
-            call_config(config, callbacks, tags, metadata, run_name, run_id),
-            tool_call_id,
-            as_message,
-        )
+        if callbacks or tags or metadata or run_name is not None or run_id is not None:
+            config = call_config(config, callbacks, tags, metadata, run_name, run_id)
+        return self._execute(tool_input, config, tool_call_id, as_message)
 
     async def arun(
         self,
@@ -415,9 +424,6 @@ class BaseTool(Runnable[ToolInput, Any]):
         as_message: bool = True,
     ) -> Any:
         """Async `run`."""
-        return await self._aexecute(
-            tool_input,
-            call_config(config, callbacks, tags, metadata, run_name, run_id),
-            tool_call_id,
-            as_message,
-        )
+        if callbacks or tags or metadata or run_name is not None or run_id is not None:
+            config = call_config(config, callbacks, tags, metadata, run_name, run_id)
+        return await self._aexecute(tool_input, config, tool_call_id, as_message)

@@ -5,13 +5,22 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from pydantic import BaseModel
+
 from leanchain.callbacks.manager import RunManager
 from leanchain.runnables.concurrency import run_in_executor
 from leanchain.runnables.config import RunnableConfig, reset_config_context, set_config_context
 from leanchain.tools._base import BaseTool
+from leanchain.tools._runs import NOT_QUICK
 from leanchain.tools._schema import FunctionInfo, inspect_function
+from leanchain.tools._validation import PlainFields, plain_fields, plain_kwargs
 
 __all__ = ["FunctionTool"]
+
+# The steps of a call the quick one stands in for: a class that overrides any of them (`Tool`
+# reads its one input its own way) takes the general way.
+_UNREAD = object()
+_GENERAL_STEPS = ("_call", "_acall", "_to_args_and_kwargs", "_schema", "_names", "_injections")
 
 
 def _injections(func: Callable[..., Any] | None) -> FunctionInfo | None:
@@ -33,6 +42,9 @@ class FunctionTool(BaseTool):
 
     func: Callable[..., Any] | None = None
     coroutine: Callable[..., Awaitable[Any]] | None = None
+    # The quick call's reading of `args_schema`: `_quick_plain` holds for `_quick_schema`.
+    _quick_schema: object = _UNREAD
+    _quick_plain: PlainFields | None = None
 
     def _set_functions(
         self, func: Callable[..., Any] | None, coroutine: Callable[..., Awaitable[Any]] | None
@@ -65,5 +77,61 @@ class FunctionTool(BaseTool):
         token = set_config_context(config)
         try:
             return await coroutine(*args, **kwargs)
+        finally:
+            reset_config_context(token)
+
+    # -- the quick call (`_runs.execute`) ---------------------------------------------------
+
+    def _quick_fields(self) -> PlainFields | None:
+        """The schema's plain fields when a call may skip the general steps, else ``None``.
+
+        It may when the class keeps `FunctionTool`'s steps and the schema is a pydantic model
+        with no injected arguments whose fields are all plain (`plain_fields`).
+        """
+        cls = type(self)
+        if any(getattr(cls, step) is not getattr(FunctionTool, step) for step in _GENERAL_STEPS):
+            return None
+        schema = self._schema()
+        if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+            return None
+        if self._injections() is not None:
+            return None
+        return plain_fields(schema, self._names(schema))
+
+    def _read_quick(self) -> PlainFields | None:
+        """`_quick_fields` of the current ``args_schema``, kept until it is replaced."""
+        self._quick_plain = self._quick_fields()
+        self._quick_schema = self.args_schema
+        return self._quick_plain
+
+    def _quick_call(self, tool_input: Any, config: RunnableConfig) -> Any:
+        func = self.func
+        if func is None:
+            return NOT_QUICK
+        plain = self._quick_plain if self._quick_schema is self.args_schema else self._read_quick()
+        kwargs = None if plain is None else plain_kwargs(plain, tool_input)
+        if kwargs is None:
+            return NOT_QUICK
+        if self._func_info is not None:
+            kwargs = self._inject(self._func_info, kwargs, config, None)
+        token = set_config_context(config)
+        try:
+            return func(**kwargs)
+        finally:
+            reset_config_context(token)
+
+    async def _aquick_call(self, tool_input: Any, config: RunnableConfig) -> Any:
+        coroutine = self.coroutine
+        if coroutine is None:  # a sync function runs in a worker thread: the general way
+            return NOT_QUICK
+        plain = self._quick_plain if self._quick_schema is self.args_schema else self._read_quick()
+        kwargs = None if plain is None else plain_kwargs(plain, tool_input)
+        if kwargs is None:
+            return NOT_QUICK
+        if self._coro_info is not None:
+            kwargs = self._inject(self._coro_info, kwargs, config, None)
+        token = set_config_context(config)
+        try:
+            return await coroutine(**kwargs)
         finally:
             reset_config_context(token)

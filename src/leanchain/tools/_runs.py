@@ -8,7 +8,7 @@ the tool's own tags, metadata and callbacks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from pydantic import ValidationError
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from leanchain.tools._base import BaseTool
 
 __all__ = [
+    "NOT_QUICK",
     "aexecute",
     "astart_tool_run",
     "call_config",
@@ -36,6 +37,10 @@ __all__ = [
     "start_tool_run",
     "with_tool_settings",
 ]
+
+
+NOT_QUICK: Final = object()
+"""What `BaseTool._quick_call` returns when the call must take the general way."""
 
 
 class _Tool(Protocol):
@@ -80,15 +85,15 @@ async def astart_tool_run(
 
 
 def with_tool_settings(
-    config: RunnableConfig | None,
+    config: RunnableConfig,
     tags: list[str] | None,
     metadata: dict[str, Any] | None,
     callbacks: Callbacks,
 ) -> RunnableConfig:
-    """The caller's config plus a tool's own tags, metadata and callbacks (when it has any)."""
-    config = ensure_config(config)
-    if not (tags or metadata or callbacks):
-        return config
+    """The (ensured) config of a run plus a tool's own tags, metadata and callbacks.
+
+    Called only for a tool that has some: most have none and run with the caller's config.
+    """
     own: RunnableConfig = {}
     if tags:
         own["tags"] = tags
@@ -109,11 +114,9 @@ def call_config(
 ) -> RunnableConfig | None:
     """The config for `BaseTool.run`'s keyword arguments laid over `config`.
 
-    Without such arguments, `config` as it was given: the run resolves it (`ensure_config`)
-    once, in `with_tool_settings`.
+    `run` calls it only when some are given: otherwise the run takes `config` as it was
+    given and resolves it (`ensure_config`) once.
     """
-    if not (callbacks or tags or metadata) and run_name is None and run_id is None:
-        return config
     extra: RunnableConfig = {}
     if callbacks:
         extra["callbacks"] = callbacks
@@ -138,12 +141,6 @@ def _outcome(self: BaseTool, exc: Exception) -> Any:
     raise exc
 
 
-def _finish(self: BaseTool, response: Any) -> tuple[Any, Any]:
-    if self.response_format == "content_and_artifact":
-        return split_artifact(response)
-    return response, None
-
-
 def execute(
     self: BaseTool,
     tool_input: Any,
@@ -152,22 +149,30 @@ def execute(
     as_message: bool = True,
 ) -> Any:
     """Run `self` on `tool_input`: its output, or a `ToolMessage` answering `tool_call_id`."""
-    config = with_tool_settings(config, self.tags, self.metadata, self.callbacks)
+    config = ensure_config(config)
+    if self.tags or self.metadata or self.callbacks:
+        config = with_tool_settings(config, self.tags, self.metadata, self.callbacks)
     run = None
     if config.get("callbacks"):
         run = start_tool_run(config, self, tool_input, tool_call_id)
     status = "success"
     try:
         try:
-            child = config if run is None else run.child_config(config)
-            found = self._injections()
-            if found is not None:
-                tool_input = inject(found, tool_input, tool_call_id, config)
-            content, artifact = _finish(self, self._call(tool_input, child, run))
+            response = NOT_QUICK if run is not None else self._quick_call(tool_input, config)
+            if response is NOT_QUICK:
+                child = config if run is None else run.child_config(config)
+                found = self._injections()
+                if found is not None:
+                    tool_input = inject(found, tool_input, tool_call_id, config)
+                response = self._call(tool_input, child, run)
+            content, artifact = response, None
+            if self.response_format == "content_and_artifact":
+                content, artifact = split_artifact(response)
         except Exception as exc:
             content, artifact, status = _outcome(self, exc), None, "error"
-        message_id = tool_call_id if as_message else None
-        output = format_output(content, artifact, message_id, self.name, status)
+        output = content  # what `format_output` makes of it when no tool call is answered
+        if as_message and tool_call_id is not None:
+            output = format_output(content, artifact, tool_call_id, self.name, status)
     except BaseException as exc:
         if run is not None:
             run.on_error(exc)
@@ -185,22 +190,32 @@ async def aexecute(
     as_message: bool = True,
 ) -> Any:
     """Async `execute`."""
-    config = with_tool_settings(config, self.tags, self.metadata, self.callbacks)
+    config = ensure_config(config)
+    if self.tags or self.metadata or self.callbacks:
+        config = with_tool_settings(config, self.tags, self.metadata, self.callbacks)
     run = None
     if config.get("callbacks"):
         run = await astart_tool_run(config, self, tool_input, tool_call_id)
     status = "success"
     try:
         try:
-            child = config if run is None else run.child_config(config)
-            found = self._injections()
-            if found is not None:
-                tool_input = inject(found, tool_input, tool_call_id, config)
-            content, artifact = _finish(self, await self._acall(tool_input, child, run))
+            response = NOT_QUICK
+            if run is None:
+                response = await self._aquick_call(tool_input, config)
+            if response is NOT_QUICK:
+                child = config if run is None else run.child_config(config)
+                found = self._injections()
+                if found is not None:
+                    tool_input = inject(found, tool_input, tool_call_id, config)
+                response = await self._acall(tool_input, child, run)
+            content, artifact = response, None
+            if self.response_format == "content_and_artifact":
+                content, artifact = split_artifact(response)
         except Exception as exc:
             content, artifact, status = _outcome(self, exc), None, "error"
-        message_id = tool_call_id if as_message else None
-        output = format_output(content, artifact, message_id, self.name, status)
+        output = content  # what `format_output` makes of it when no tool call is answered
+        if as_message and tool_call_id is not None:
+            output = format_output(content, artifact, tool_call_id, self.name, status)
     except BaseException as exc:
         if run is not None:
             await run.aon_error(exc)

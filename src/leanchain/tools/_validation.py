@@ -16,7 +16,13 @@ from pydantic import BaseModel, ValidationError
 
 from leanchain.errors import ToolInputValidationError
 
-__all__ = ["PlainFields", "ToolInputValidationError", "plain_fields", "validate_args"]
+__all__ = [
+    "PlainFields",
+    "ToolInputValidationError",
+    "plain_fields",
+    "plain_kwargs",
+    "validate_args",
+]
 
 PlainFields: TypeAlias = tuple[tuple[str, str, type], ...]
 """``(field, parameter, exact type)`` for each field of a schema pydantic would not change."""
@@ -88,6 +94,23 @@ def plain_fields(model: type[BaseModel], names: tuple[tuple[str, str], ...]) -> 
     return tuple(plain)
 
 
+def plain_kwargs(plain: PlainFields, tool_input: Any) -> dict[str, Any] | None:
+    """The keyword arguments for an input of exactly the `plain` fields and types, else ``None``.
+
+    Such an input is what pydantic would return (see the module docstring), so it is handed
+    on as it is; ``None`` means it must be validated.
+    """
+    if type(tool_input) is not dict or len(tool_input) != len(plain):
+        return None
+    kwargs = {}
+    for field, param, kind in plain:
+        value = tool_input.get(field)  # a missing field reads None: never a plain type
+        if type(value) is not kind:
+            return None
+        kwargs[param] = value
+    return kwargs
+
+
 def validate_args(
     tool_name: str,
     model: type[BaseModel],
@@ -109,14 +132,9 @@ def validate_args(
     Raises:
         ToolInputValidationError: the arguments do not match the schema.
     """
-    if plain is not None and type(tool_input) is dict and len(tool_input) == len(plain):
-        kwargs = {}
-        for field, param, kind in plain:
-            value = tool_input.get(field)  # a missing field reads None: never a plain type
-            if type(value) is not kind:
-                break
-            kwargs[param] = value
-        else:
+    if plain is not None:
+        kwargs = plain_kwargs(plain, tool_input)
+        if kwargs is not None:
             return kwargs
     try:
         result = model.model_validate(tool_input)

@@ -3,7 +3,9 @@
 A subclass implements `_generate` (and, when it can, `_stream`, `_agenerate`, `_astream`);
 this class turns those into `invoke`/`ainvoke`/`stream`/`astream`/`batch`, converts the input,
 passes ``stop`` and bound keyword arguments through, and tells the callbacks about the run.
-With no callbacks attached, a call is the conversion of its input and one `_generate`.
+With no callbacks attached, a call is the conversion of its input and one `_unwatched_reply`
+(the reply of `_generate`); a binding of the model (``bind``, ``bind_tools``) calls it so
+through `_direct`, its bound arguments read once.
 A model class that sets ``client_side_stop`` also has its replies cut at the first stop
 sequence here (`_stop`), whether or not its server honoured ``stop``. What it makes out of
 `_stream` (the default `_astream`, a reply built by streaming) lives in `_from_stream`.
@@ -15,7 +17,7 @@ the calls themselves, given the `ModelCall` (what an interceptor's ``proceed`` r
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 from leanchain._fields import fields_repr, init_fields
 from leanchain.callbacks.manager import RunManager, astart_run, start_run
@@ -32,6 +34,7 @@ from leanchain.runnables.base import Runnable
 from leanchain.runnables.concurrency import run_in_executor
 from leanchain.runnables.config import RunnableConfig, ensure_config, merge_configs
 
+from ._direct import BoundModelCall, direct_call
 from ._from_stream import agenerate_from_stream, astream_in_thread, generate_from_stream
 from ._intercept import (
     INTERCEPTORS,
@@ -247,7 +250,8 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             return [HumanMessage(input)]
         to_messages = getattr(input, "to_messages", None)
         if to_messages is not None:
-            return cast(list[BaseMessage], to_messages())
+            messages: list[BaseMessage] = to_messages()  # (no `cast`: it is a call too)
+            return messages
         if isinstance(input, Sequence):
             return convert_to_messages(input)
         raise ValueError(
@@ -283,6 +287,27 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         if not self.client_side_stop:
             return result
         return cut_result(result, self._client_stop(stop))
+
+    def _unwatched_reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+    ) -> AIMessage:
+        """The reply to a call that no handler watches: `_generate`'s, cut at `stop`.
+
+        A model that can answer without building the `ChatResult` may override it (the
+        scripted ones do); `kwargs` is read, never changed.
+        """
+        return reply_of(self._cut_at_stop(self._generate(messages, stop=stop, **kwargs), stop))
+
+    async def _aunwatched_reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+    ) -> AIMessage:
+        """Async `_unwatched_reply`: `_agenerate`'s reply."""
+        result = await self._agenerate(messages, stop=stop, **kwargs)
+        return reply_of(self._cut_at_stop(result, stop))
+
+    def _direct_call(self, kwargs: Mapping[str, Any]) -> BoundModelCall | None:
+        """This model's `invoke`/`ainvoke` for a binding of `kwargs` (``runnables.DirectCall``)."""
+        return direct_call(self, kwargs)
 
     def _can_stream(self, kwargs: Mapping[str, Any]) -> bool:
         cls = type(self)
@@ -340,14 +365,14 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             return run_invoke(interceptors, ModelCall(self, messages, stop, kwargs, config))
         if config.get("callbacks"):
             return self._invoke_call(ModelCall(self, messages, stop, kwargs, config))
-        return reply_of(self._cut_at_stop(self._generate(messages, stop=stop, **kwargs), stop))
+        return self._unwatched_reply(messages, stop, kwargs)
 
     def _invoke_call(self, call: ModelCall) -> AIMessage:
         """`invoke` past its input conversion and the interceptors (what ``proceed`` runs)."""
         messages, stop, kwargs = call.messages, call.stop, call.kwargs
         run = self._chat_run(call)
         if run is None:
-            return reply_of(self._cut_at_stop(self._generate(messages, stop=stop, **kwargs), stop))
+            return self._unwatched_reply(messages, stop, kwargs)
         try:
             if self._streams_for(run, kwargs):
                 result = self._generate_from_stream(messages, stop, run, kwargs)
@@ -376,18 +401,14 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             return await run_ainvoke(interceptors, ModelCall(self, messages, stop, kwargs, config))
         if config.get("callbacks"):
             return await self._ainvoke_call(ModelCall(self, messages, stop, kwargs, config))
-        return reply_of(
-            self._cut_at_stop(await self._agenerate(messages, stop=stop, **kwargs), stop)
-        )
+        return await self._aunwatched_reply(messages, stop, kwargs)
 
     async def _ainvoke_call(self, call: ModelCall) -> AIMessage:
         """Async `_invoke_call`."""
         messages, stop, kwargs = call.messages, call.stop, call.kwargs
         run = await self._achat_run(call)
         if run is None:
-            return reply_of(
-                self._cut_at_stop(await self._agenerate(messages, stop=stop, **kwargs), stop)
-            )
+            return await self._aunwatched_reply(messages, stop, kwargs)
         try:
             if self._streams_for(run, kwargs):
                 result = await self._agenerate_from_stream(messages, stop, run, kwargs)

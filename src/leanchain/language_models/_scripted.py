@@ -36,6 +36,7 @@ from ._chunking import Chunking, splitter, stream_chunks
 from ._fakes import SequentialBatchMixin
 from ._results import ChatGeneration, ChatGenerationChunk, ChatResult
 from ._stop import cut_message
+from ._streaming import as_message
 
 if TYPE_CHECKING:
     from leanchain.runnables.base import Runnable
@@ -187,17 +188,14 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         return self._bind_openai_tools(tools, tool_choice, kwargs)
 
     def _request(
-        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
     ) -> ChatRequest:
         rest = dict(kwargs)
         tools = rest.pop("tools", None)
         tool_choice = rest.pop("tool_choice", None)
+        # messages, tools, tool_choice, stop, kwargs: positional, as keywords cost a quarter more
         return ChatRequest(
-            messages=messages,
-            tools=list(tools or ()),
-            tool_choice=tool_choice,
-            stop=None if stop is None else list(stop),
-            kwargs=rest,
+            messages, list(tools or ()), tool_choice, None if stop is None else list(stop), rest
         )
 
     def _take(self, request: ChatRequest) -> AIMessage:
@@ -207,11 +205,31 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
     async def _atake(self, request: ChatRequest) -> AIMessage:
         return self._take(request)
 
-    @staticmethod
-    def _stopped(reply: AIMessage, stop: list[str] | None) -> AIMessage:
-        # Cut before streaming, as a server that honours stop does: the stream then ends with
-        # its own last chunk, usage and tool calls included.
-        return cut_message(reply, stop) if stop else reply
+    def _recorded_reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+    ) -> AIMessage:
+        """The call recorded and its reply, cut at `stop`, after the delay.
+
+        Every call (invoke or stream) is cut here, before streaming, as a server that honours
+        stop does: a stream then ends with its own last chunk, usage and tool calls included.
+        """
+        reply = self._take(self._request(messages, stop, kwargs))
+        if stop:
+            reply = cut_message(reply, stop)
+        if self.delay:
+            time.sleep(self.delay)
+        return reply
+
+    async def _arecorded_reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+    ) -> AIMessage:
+        """Async `_recorded_reply`."""
+        reply = await self._atake(self._request(messages, stop, kwargs))
+        if stop:
+            reply = cut_message(reply, stop)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return reply
 
     def _generate(
         self,
@@ -220,9 +238,7 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        reply = self._stopped(self._take(self._request(messages, stop, kwargs)), stop)
-        if self.delay:
-            time.sleep(self.delay)
+        reply = self._recorded_reply(messages, stop, kwargs)
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     async def _agenerate(
@@ -232,10 +248,46 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        reply = self._stopped(await self._atake(self._request(messages, stop, kwargs)), stop)
-        if self.delay:
-            await asyncio.sleep(self.delay)
+        reply = await self._arecorded_reply(messages, stop, kwargs)
         return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    def _skips_result(self, kwargs: Mapping[str, Any]) -> bool:
+        """Whether `_recorded_reply` is what `_generate` and `_agenerate` reply, unwrapped.
+
+        Not when a subclass makes its own results, nor for keywords that `_generate` takes
+        as its own parameters (they are not the request's then, or they clash).
+        """
+        cls = type(self)
+        return (
+            cls._generate is _RecordingChatModel._generate
+            and cls._agenerate is _RecordingChatModel._agenerate
+            and cls._cut_at_stop is BaseChatModel._cut_at_stop
+            and "run_manager" not in kwargs
+            and "messages" not in kwargs
+        )
+
+    def _unwrapped(self, reply: AIMessage, stop: list[str] | None) -> AIMessage:
+        """`reply` as `_cut_at_stop` and `reply_of` make it of the result that would hold it."""
+        if self.client_side_stop:
+            markers = self._client_stop(stop)
+            if markers:
+                reply = cut_message(reply, markers)
+        return reply if type(reply) is AIMessage else as_message(reply)
+
+    def _unwatched_reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+    ) -> AIMessage:
+        # Nobody reads the ChatResult of a call without handlers: answer without one.
+        if not self._skips_result(kwargs):
+            return super()._unwatched_reply(messages, stop, kwargs)
+        return self._unwrapped(self._recorded_reply(messages, stop, kwargs), stop)
+
+    async def _aunwatched_reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+    ) -> AIMessage:
+        if not self._skips_result(kwargs):
+            return await super()._aunwatched_reply(messages, stop, kwargs)
+        return self._unwrapped(await self._arecorded_reply(messages, stop, kwargs), stop)
 
     def _stream(
         self,
@@ -244,9 +296,7 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        reply = self._stopped(self._take(self._request(messages, stop, kwargs)), stop)
-        if self.delay:
-            time.sleep(self.delay)
+        reply = self._recorded_reply(messages, stop, kwargs)
         for chunk in stream_chunks(reply, self._split):
             if self.chunk_delay:
                 time.sleep(self.chunk_delay)
@@ -259,9 +309,7 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         run_manager: RunManager | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        reply = self._stopped(await self._atake(self._request(messages, stop, kwargs)), stop)
-        if self.delay:
-            await asyncio.sleep(self.delay)
+        reply = await self._arecorded_reply(messages, stop, kwargs)
         for chunk in stream_chunks(reply, self._split):
             if self.chunk_delay:
                 await asyncio.sleep(self.chunk_delay)

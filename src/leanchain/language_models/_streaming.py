@@ -7,13 +7,20 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, cast
 
 from leanchain.callbacks.manager import RunManager
-from leanchain.messages import AIMessage, AIMessageChunk, message_chunk_to_message, tool_call_chunk
+from leanchain.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    message_chunk_to_message,
+    tool_call_chunk,
+)
 
 from ._results import ChatGeneration, ChatGenerationChunk, ChatResult
 
 __all__ = [
     "aemitting",
     "as_chunk",
+    "as_message",
     "emitting",
     "merge_chunks",
     "reply_of",
@@ -57,7 +64,13 @@ async def aemitting(
 
 def reply_of(result: ChatResult) -> AIMessage:
     """The reply in a `_generate` result, as a whole `AIMessage`."""
-    message = result.generations[0].message
+    return as_message(result.generations[0].message)
+
+
+def as_message(message: BaseMessage) -> AIMessage:
+    """A model's reply as a whole `AIMessage` (a chunk becomes the message it adds up to)."""
+    if type(message) is AIMessage:  # the usual reply, told apart without an isinstance
+        return message
     if isinstance(message, AIMessageChunk):
         return cast(AIMessage, message_chunk_to_message(message))
     return cast(AIMessage, message)

@@ -7,7 +7,7 @@ import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from leanchain.callbacks.base import BaseCallbackHandler
@@ -27,9 +27,26 @@ if TYPE_CHECKING:
     from leanchain.runnables.graph import Graph
     from leanchain.runnables.retry import RunnableRetry
 
-__all__ = ["ListenerRun", "RunnableBinding", "listeners_factory"]
+__all__ = ["DirectCall", "ListenerRun", "RunnableBinding", "listeners_factory"]
 
 ConfigFactory = Callable[[RunnableConfig], RunnableConfig]
+
+
+class DirectCall(Protocol):
+    """A runnable's `invoke` and `ainvoke` with a binding's keyword arguments read in advance.
+
+    A runnable class offers one through ``_direct_call(self, kwargs) -> DirectCall | None``:
+    ``call.invoke(input, config)`` must equal ``runnable.invoke(input, config, **kwargs)`` in
+    every way (value, errors, callbacks), and likewise ``ainvoke``. A binding without config
+    of its own then calls it instead of merging a config and unpacking its arguments on every
+    call (a chat model in an agent step is called so, ten thousand times a run).
+    """
+
+    def invoke(self, input: Any, config: RunnableConfig | None) -> Any:
+        """``invoke(input, config, **kwargs)``."""
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None) -> Any:
+        """``await ainvoke(input, config, **kwargs)``."""
 
 
 class RunnableBinding(Runnable[Input, Output]):
@@ -40,6 +57,7 @@ class RunnableBinding(Runnable[Input, Output]):
     """
 
     __slots__ = (
+        "_direct",
         "bound",
         "config",
         "config_factories",
@@ -64,6 +82,19 @@ class RunnableBinding(Runnable[Input, Output]):
         self.config_factories = list(config_factories)
         self.custom_input_type = custom_input_type
         self.custom_output_type = custom_output_type
+        self._direct = self._prepare_direct()
+
+    def _prepare_direct(self) -> DirectCall | None:
+        """`bound`'s `DirectCall` for this binding's arguments, if it offers one.
+
+        Not when the binding has config of its own: that is merged into each call's config.
+        The method is looked up on the class: an instance's ``__getattr__`` (a binding's own)
+        could answer for a runnable further in.
+        """
+        if self.config or self.config_factories:
+            return None
+        make = getattr(type(self.bound), "_direct_call", None)
+        return None if make is None else make(self.bound, self.kwargs)
 
     def __getattr__(self, name: str) -> Any:
         if name in RunnableBinding.__slots__:
@@ -177,12 +208,18 @@ class RunnableBinding(Runnable[Input, Output]):
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Invoke `bound` with the bound arguments and config."""
+        direct = self._direct
+        if direct is not None and not kwargs:
+            return direct.invoke(input, config)  # type: ignore[no-any-return]
         return self.bound.invoke(input, self._merge(config), **self._kw(kwargs))
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
         """Async `invoke`."""
+        direct = self._direct
+        if direct is not None and not kwargs:
+            return await direct.ainvoke(input, config)  # type: ignore[no-any-return]
         return await self.bound.ainvoke(input, self._merge(config), **self._kw(kwargs))
 
     def batch(

@@ -1,4 +1,12 @@
-"""The shared half of `StructuredTool` and `Tool`: calling a user's function or coroutine."""
+"""The shared half of `StructuredTool` and `Tool`: calling a user's function or coroutine.
+
+Most calls an agent makes are of a ``@tool`` function with a few ``str``/``int``/``float``/
+``bool`` arguments, exactly as the schema has them, with nobody listening. Such a call takes
+the quick call (`FunctionTool._quick_call`): the schema is read once, the input is checked
+against its plain fields (`_validation.plain_kwargs`) and the function is called with it:
+what the general steps (`_injections`, `_call`, `validate_args`) would do, in a few calls
+instead of a dozen. Any other call takes the general steps.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +25,9 @@ from leanchain.tools._validation import PlainFields, plain_fields, plain_kwargs
 
 __all__ = ["FunctionTool"]
 
+_UNREAD = object()
 # The steps of a call the quick one stands in for: a class that overrides any of them (`Tool`
 # reads its one input its own way) takes the general way.
-_UNREAD = object()
 _GENERAL_STEPS = ("_call", "_acall", "_to_args_and_kwargs", "_schema", "_names", "_injections")
 
 
@@ -100,6 +108,7 @@ class FunctionTool(BaseTool):
 
     def _read_quick(self) -> PlainFields | None:
         """`_quick_fields` of the current ``args_schema``, kept until it is replaced."""
+        # The fields first: a thread that finds its schema read finds the fields of it.
         self._quick_plain = self._quick_fields()
         self._quick_schema = self.args_schema
         return self._quick_plain

@@ -3,7 +3,9 @@
 A run starts for the callbacks only when someone listens, calls the tool with a config that
 names the run as parent, turns a handled error into the observation, and wraps the result in
 a `ToolMessage` when the input was a tool call. The config it runs with is the caller's plus
-the tool's own tags, metadata and callbacks.
+the tool's own tags, metadata and callbacks. A run nobody listens to first asks the tool for
+its quick call (`BaseTool._quick_call`), which answers `NOT_QUICK` unless it can stand in for
+the general steps.
 """
 
 from __future__ import annotations

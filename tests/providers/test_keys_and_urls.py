@@ -12,7 +12,7 @@ import traceback
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from providers_support import API_KEY, anthropic, openai, who
 
@@ -284,11 +284,24 @@ KEYS = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), m
 TEXTS = st.text(max_size=30)
 
 
+def _chain(echoed: str, nested: str, key: str) -> ProviderError:
+    """The error chain the test scrubs, with its texts (empty: the traceback's own words)."""
+    inner = ValueError(echoed, {"message": echoed, "list": [nested + key]})
+    middle = RuntimeError(f"while sending: {echoed}")
+    middle.__cause__ = inner
+    outer = ProviderError(echoed, provider="openai")
+    outer.__context__ = middle
+    return outer
+
+
 @settings(max_examples=300, deadline=None)
 @given(key=KEYS, before=TEXTS, after=TEXTS, nested=TEXTS)
 def test_a_masked_key_never_survives_anywhere_in_the_chain(
     key: str, before: str, after: str, nested: str
 ) -> None:
+    # A key that is part of the traceback's own words (``leanchai`` of ``leanchain.errors``)
+    # is not the key surviving: such keys are left out.
+    assume(key not in "".join(traceback.format_exception(_chain("", "", ""))))
     echoed = f"{before}{key}{after}"
     inner = ValueError(echoed, {"message": echoed, "list": [nested + key]})
     inner.body = {"error": {"message": echoed, "param": [key, 3]}}  # type: ignore[attr-defined]

@@ -182,6 +182,8 @@ class BaseOutputParser(Runnable[LanguageModelOutput, T]):
         effective = ensure_config(config)
         if not effective.get("callbacks"):
             # Nobody listens, so there is no run to start: the parse is a plain call.
+            if type(input) is AIMessage or type(input) is str:  # what `_invoke` passes on
+                return self._parse_one(input)
             return self._invoke(input, effective, None)
         return self._call_with_config(self._invoke, input, config, "parser")
 

@@ -9,10 +9,10 @@ tool-call arguments. A fenced blob may still lack its closing fence: the JSON in
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Final
 
 from leanchain._partial_json import parse_complete_json, parse_json_markdown
-from leanchain.agents.output_parsers.base import AgentOutputParser
+from leanchain.agents.output_parsers.base import AgentOutputParser, agent_action, agent_finish
 from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import OutputParserException
 
@@ -29,7 +29,7 @@ def _decide(response: Any, text: str) -> AgentAction | AgentFinish:
         response = response[0]
     action = response["action"]
     if action == "Final Answer":
-        return AgentFinish({"output": response["action_input"]}, text)
+        return agent_finish({"output": response["action_input"]}, text)
     action_input = response.get("action_input", {})
     if action_input is None:
         action_input = {}
@@ -38,19 +38,7 @@ def _decide(response: Any, text: str) -> AgentAction | AgentFinish:
         raise TypeError(f"action must be a string, got {type(action).__name__}")
     if not isinstance(action_input, str | dict):
         raise TypeError(f"action_input must be a string or an object, got {action_input!r}")
-    return AgentAction(action, action_input, text)
-
-
-def parse_json_agent_output(text: str) -> AgentAction | AgentFinish:
-    """Read one JSON agent step from model text (see `JSONAgentOutputParser`).
-
-    Raises:
-        OutputParserException: no usable JSON blob (cut-off JSON included).
-    """
-    try:
-        return _decide(parse_json_markdown(text, parser=parse_complete_json), text)
-    except Exception as e:
-        raise OutputParserException(f"Could not parse LLM output: {text}") from e
+    return agent_action(action, action_input, text)
 
 
 class JSONAgentOutputParser(AgentOutputParser):
@@ -79,4 +67,19 @@ class JSONAgentOutputParser(AgentOutputParser):
         Raises:
             OutputParserException: no usable JSON blob (cut-off JSON included).
         """
-        return parse_json_agent_output(text)
+        try:
+            return _decide(parse_json_markdown(text, parser=parse_complete_json), text)
+        except Exception as e:
+            raise OutputParserException(f"Could not parse LLM output: {text}") from e
+
+
+_PARSER: Final = JSONAgentOutputParser()
+
+
+def parse_json_agent_output(text: str) -> AgentAction | AgentFinish:
+    """Read one JSON agent step from model text (`JSONAgentOutputParser.parse`).
+
+    Raises:
+        OutputParserException: no usable JSON blob (cut-off JSON included).
+    """
+    return _PARSER.parse(text)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from leanchain.agents.output_parsers.base import AgentOutputParser
+from leanchain.agents.output_parsers.base import AgentOutputParser, agent_action, agent_finish
 from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import OutputParserException
 
@@ -67,41 +67,6 @@ _ACTION: Final = re.compile(r"Action\s*+\d*+\s*+:")
 _ACTION_INPUT: Final = re.compile(r"Action\s*+\d*+\s*+Input\s*+\d*+\s*+:\s*+")
 
 
-def parse_react_single_input(text: str) -> AgentAction | AgentFinish:
-    """Read one ReAct step from model text (see `ReActSingleInputOutputParser`).
-
-    Raises:
-        OutputParserException: the text has both an action and a final answer, or neither.
-    """
-    includes_answer = FINAL_ANSWER_ACTION in text
-    action = _ACTION.search(text)
-    action_input = _ACTION_INPUT.search(text, action.end()) if action is not None else None
-    if action is not None and action_input is not None:
-        if includes_answer:
-            raise OutputParserException(f"{FINAL_ANSWER_AND_PARSABLE_ACTION_ERROR_MESSAGE}: {text}")
-        tool = text[action.end() : action_input.start()].strip()
-        tool_input = text[action_input.end() :].strip(" ").strip('"')
-        return AgentAction(tool, tool_input, text)
-    if includes_answer:
-        answer = text[text.rfind(FINAL_ANSWER_ACTION) + len(FINAL_ANSWER_ACTION) :].strip()
-        return AgentFinish({"output": answer}, text)
-    if action is None:
-        raise OutputParserException(
-            f"Could not parse LLM output: `{text}`",
-            observation=MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE,
-            llm_output=text,
-            send_to_llm=True,
-        )
-    if _ACTION_INPUT.search(text) is None:
-        raise OutputParserException(
-            f"Could not parse LLM output: `{text}`",
-            observation=MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE,
-            llm_output=text,
-            send_to_llm=True,
-        )
-    raise OutputParserException(f"Could not parse LLM output: `{text}`")
-
-
 class ReActSingleInputOutputParser(AgentOutputParser):
     """Parses ReAct-style text into one `AgentAction` or an `AgentFinish`.
 
@@ -132,4 +97,44 @@ class ReActSingleInputOutputParser(AgentOutputParser):
         Raises:
             OutputParserException: both an action and a final answer, or neither.
         """
-        return parse_react_single_input(text)
+        includes_answer = FINAL_ANSWER_ACTION in text
+        action = _ACTION.search(text)
+        action_input = _ACTION_INPUT.search(text, action.end()) if action is not None else None
+        if action is not None and action_input is not None:
+            if includes_answer:
+                raise OutputParserException(
+                    f"{FINAL_ANSWER_AND_PARSABLE_ACTION_ERROR_MESSAGE}: {text}"
+                )
+            tool = text[action.end() : action_input.start()].strip()
+            tool_input = text[action_input.end() :].strip(" ").strip('"')
+            return agent_action(tool, tool_input, text)
+        if includes_answer:
+            answer = text[text.rfind(FINAL_ANSWER_ACTION) + len(FINAL_ANSWER_ACTION) :].strip()
+            return agent_finish({"output": answer}, text)
+        if action is None:
+            raise OutputParserException(
+                f"Could not parse LLM output: `{text}`",
+                observation=MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE,
+                llm_output=text,
+                send_to_llm=True,
+            )
+        if _ACTION_INPUT.search(text) is None:
+            raise OutputParserException(
+                f"Could not parse LLM output: `{text}`",
+                observation=MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE,
+                llm_output=text,
+                send_to_llm=True,
+            )
+        raise OutputParserException(f"Could not parse LLM output: `{text}`")
+
+
+_PARSER: Final = ReActSingleInputOutputParser()
+
+
+def parse_react_single_input(text: str) -> AgentAction | AgentFinish:
+    """Read one ReAct step from model text (`ReActSingleInputOutputParser.parse`).
+
+    Raises:
+        OutputParserException: the text has both an action and a final answer, or neither.
+    """
+    return _PARSER.parse(text)

@@ -23,6 +23,7 @@ from typing import Any, cast
 
 from leanchain.agents.output_parsers.base import (
     MultiActionAgentOutputParser,
+    agent_finish,
     cut_off_error,
     was_cut_off,
 )
@@ -177,9 +178,9 @@ def parse_ai_message_to_tool_action(message: BaseMessage) -> list[AgentAction] |
         # A message built without validation may still carry only the raw provider calls.
         raw = message.additional_kwargs.get("tool_calls")
         if not raw:
-            return AgentFinish({"output": content}, str(content))
+            return agent_finish({"output": content}, str(content))
         calls = _raw_calls(raw)
-    responded = _responded(content)
+    responded = f"responded: {content}\n\n" if content else "\n\n"  # `_responded`, inline
     actions: list[AgentAction] = []
     for call in calls:
         name, args = call["name"], call["args"]
@@ -236,11 +237,21 @@ class ToolsAgentOutputParser(MultiActionAgentOutputParser):
 
     def _decide(self, output: Any) -> list[AgentAction] | AgentFinish:
         """`parse_result` of one output: a message or a generation (or text, refused)."""
-        message = generation_message(output)
-        if message is None:
-            raise ValueError("This output parser only works on ChatGeneration output")
-        decision = parse_ai_message_to_tool_action(message)
-        if type(decision) is list and was_cut_off(output):
+        if type(output) is AIMessage:  # the usual reply: its metadata read in place
+            decision = parse_ai_message_to_tool_action(output)
+            metadata = output.response_metadata  # `was_cut_off` of a message, inline
+            cut_off = (
+                type(decision) is list
+                and isinstance(metadata, dict)
+                and metadata.get("finish_reason") == "length"
+            )
+        else:
+            message = generation_message(output)
+            if message is None:
+                raise ValueError("This output parser only works on ChatGeneration output")
+            decision = parse_ai_message_to_tool_action(message)
+            cut_off = type(decision) is list and was_cut_off(output)
+        if cut_off and type(decision) is list:
             raise cut_off_error("".join(action.log for action in decision))
         return decision
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from leanchain.agents.output_parsers.base import AgentOutputParser
+from leanchain.agents.output_parsers.base import AgentOutputParser, agent_action, agent_finish
 from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import OutputParserException
 
@@ -128,12 +128,12 @@ class XMLAgentOutputParser(AgentOutputParser):
                     "Malformed tool invocation: expected at most one <tool_input> block, "
                     f"but found {inputs}."
                 )
-            if unescape:
+            if unescape and ("[" in tool or "[" in tool_input):  # (no escapes: no calls)
                 tool, tool_input = unescape_xml_tags(tool), unescape_xml_tags(tool_input)
-            return AgentAction(tool, tool_input, text)
+            return agent_action(tool, tool_input, text)
         answers, answer = _blocks(text, "<final_answer>", "</final_answer>", open_ended=True)
         if answers == 1:
-            return AgentFinish({"output": unescape_xml_tags(answer) if unescape else answer}, text)
+            return agent_finish({"output": unescape_xml_tags(answer) if unescape else answer}, text)
         if answers > 1:
             raise OutputParserException(
                 "Malformed output: expected exactly one <final_answer>...</final_answer> block."

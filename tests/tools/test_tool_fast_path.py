@@ -139,12 +139,21 @@ def tools_and_inputs(draw: st.DrawFn) -> tuple[type[BaseModel], dict[str, Any], 
     # inputs the quick call takes when the schema is plain.
     exact_values = {name: EXACT_VALUES[kind] for name, kind in zip(fields, kinds, strict=True)}
     exact = st.fixed_dictionaries(exact_values)
-    tool_input = draw(st.one_of(st.dictionaries(keys, VALUES, max_size=4), exact))
+    # A string input is read as the first field's value (the quick way when that is the one
+    # field, a plain str); a str subclass must take the general way.
+    strings = st.one_of(st.text(max_size=4), st.text(max_size=4).map(_Text))
+    tool_input = draw(st.one_of(st.dictionaries(keys, VALUES, max_size=4), exact, strings))
     options = {
         "handle_validation_error": draw(st.sampled_from([False, True, "bad input"])),
         "response_format": draw(st.sampled_from(["content", "content_and_artifact"])),
     }
     return model, tool_input, options
+
+
+class _Text(str):
+    """A str subclass: pydantic makes it a plain str, so it cannot be handed on as it is."""
+
+    __slots__ = ()
 
 
 def _report(**kwargs: Any) -> Any:
@@ -323,6 +332,8 @@ def test_plain_arguments_without_listeners_take_the_quick_way() -> None:
     target = tool(_echo)
     seen = _spy_on_general_steps(target)
     assert target.run({"text": "hi"}, config={}, tool_call_id="c1", as_message=False) == "hi"
+    assert target.run("hi", config={}, tool_call_id=None, as_message=False) == "hi"
+    assert target.invoke("hi") == "hi"
     assert target.invoke({"text": "hi"}) == "hi"
     assert target.invoke(
         {"name": "_echo", "args": {"text": "hi"}, "id": "c1", "type": "tool_call"}
@@ -333,12 +344,13 @@ def test_plain_arguments_without_listeners_take_the_quick_way() -> None:
 @pytest.mark.parametrize(
     ("tool_input", "config"),
     [
-        ("hi", {}),
+        (_Text("hi"), {}),
         ({"text": 1}, {}),
         ({"text": "hi", "extra": 1}, {}),
         ({"text": "hi"}, {"callbacks": [ToolRecorder()]}),
+        ("hi", {"callbacks": [ToolRecorder()]}),
     ],
-    ids=["a string", "a value to coerce", "an extra key", "a listener"],
+    ids=["a str subclass", "a value to coerce", "an extra key", "a listener", "a listened str"],
 )
 def test_other_calls_take_the_general_way(tool_input: Any, config: RunnableConfig) -> None:
     target = tool(_echo)
@@ -384,3 +396,46 @@ def test_a_single_input_tool_takes_the_general_way() -> None:
     target = Tool("shout", lambda text: text.upper(), "Shout.")
     assert both_ways(lambda: target.run({"text": "hi"})) == ("value", ("str", "'HI'"))
     assert both_ways(lambda: target.run({"a": "x", "b": "y"}))[:2] == ("error", "ToolException")
+
+
+def _count(n: int) -> int:
+    """Count to n."""
+    return n
+
+
+def _pair(a: str, b: str = "") -> str:
+    """Join a and b."""
+    return a + b
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        (tool(_count), ("value", ("int", "5"))),
+        (tool(_pair), ("value", ("str", "'5'"))),
+    ],
+    ids=["an int field", "two fields"],
+)
+def test_a_string_for_other_than_one_str_field_takes_the_general_way(
+    target: StructuredTool, expected: Any
+) -> None:
+    seen = _spy_on_general_steps(target)
+    assert both_ways(lambda: target.run("5")) == expected
+    assert seen == ["general", "general"]  # the first call too, not only the general way's
+
+
+class _Aliased(BaseModel):
+    text: str = Field(alias="body")
+
+
+class _Counted(BaseModel):
+    count: int
+
+
+def test_a_string_is_given_under_the_first_fields_alias_and_read_anew_per_schema() -> None:
+    target = StructuredTool.from_function(
+        lambda text="", count=0: f"{text}{count}", name="t", description="T.", args_schema=_Aliased
+    )
+    assert both_ways(lambda: target.run("hi")) == ("value", ("str", "'hi0'"))
+    target.args_schema = _Counted
+    assert both_ways(lambda: target.run("7")) == ("value", ("str", "'7'"))

@@ -66,6 +66,25 @@ def single_input_parameters() -> dict[str, Any]:
     }
 
 
+_SchemaReading: TypeAlias = tuple[
+    type[BaseModel], tuple[tuple[str, str], ...], PlainFields | None, str | None
+]
+
+
+def _read_schema(model: type[BaseModel], names: tuple[tuple[str, str], ...]) -> _SchemaReading:
+    """What `BaseTool._to_args_and_kwargs` reads of `model` and `names`, once per schema.
+
+    Its plain fields (`plain_fields`) and the key a string input is given under: the first
+    field's alias or name (``None`` when there is no such field). Pydantic's ``model_fields``
+    is a class property that costs a few microseconds per read.
+    """
+    key = None
+    if names:
+        first = model.model_fields.get(names[0][0])
+        key = None if first is None else first.alias or names[0][0]
+    return model, names, plain_fields(model, names), key
+
+
 def _overrides_run(cls: type[BaseTool]) -> bool:
     return cls._run is not BaseTool._run or cls._arun is not BaseTool._arun
 
@@ -187,9 +206,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         self._run_info: FunctionInfo | None = None
         self._arun_info: FunctionInfo | None = None
         self._injected: tuple[type[BaseModel], Injections | None] | None = None
-        self._plain: (
-            tuple[type[BaseModel], tuple[tuple[str, str], ...], PlainFields | None] | None
-        ) = None
+        self._reading: _SchemaReading | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, description={self.description!r})"
@@ -287,15 +304,16 @@ class BaseTool(Runnable[ToolInput, Any]):
                 raise ValueError(_JSON_SCHEMA_STRING_INPUT)
             return (), dict(tool_input)
         names = self._names(schema)
+        read = self._reading
+        if read is None or read[0] is not schema or read[1] is not names:
+            read = self._reading = _read_schema(schema, names)
         if isinstance(tool_input, str):
             if not names:
                 return (), {}
-            field = schema.model_fields[names[0][0]]
-            tool_input = {field.alias or names[0][0]: tool_input}
-        plain = self._plain
-        if plain is None or plain[0] is not schema or plain[1] is not names:
-            plain = self._plain = (schema, names, plain_fields(schema, names))
-        return (), validate_args(self.name, schema, names, tool_input, plain[2])
+            if read[3] is None:  # no such field: what reading the model's fields raises
+                raise KeyError(names[0][0])
+            tool_input = {read[3]: tool_input}
+        return (), validate_args(self.name, schema, names, tool_input, read[2])
 
     # -- calling the tool -------------------------------------------------------------------
 

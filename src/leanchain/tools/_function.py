@@ -21,7 +21,7 @@ from leanchain.runnables.config import RunnableConfig, reset_config_context, set
 from leanchain.tools._base import BaseTool
 from leanchain.tools._runs import NOT_QUICK
 from leanchain.tools._schema import FunctionInfo, inspect_function
-from leanchain.tools._validation import PlainFields, plain_fields, plain_kwargs
+from leanchain.tools._validation import PlainFields, plain_fields, plain_kwargs, text_param
 
 __all__ = ["FunctionTool"]
 
@@ -50,9 +50,11 @@ class FunctionTool(BaseTool):
 
     func: Callable[..., Any] | None = None
     coroutine: Callable[..., Awaitable[Any]] | None = None
-    # The quick call's reading of `args_schema`: `_quick_plain` holds for `_quick_schema`.
+    # The quick call's reading of `args_schema`: `_quick_plain` and `_quick_text` hold for
+    # `_quick_schema`.
     _quick_schema: object = _UNREAD
     _quick_plain: PlainFields | None = None
+    _quick_text: str | None = None
 
     def _set_functions(
         self, func: Callable[..., Any] | None, coroutine: Callable[..., Awaitable[Any]] | None
@@ -107,18 +109,23 @@ class FunctionTool(BaseTool):
         return plain_fields(schema, self._names(schema))
 
     def _read_quick(self) -> PlainFields | None:
-        """`_quick_fields` of the current ``args_schema``, kept until it is replaced."""
+        """`_quick_fields` of the current ``args_schema``, kept until it is replaced.
+
+        With them, `_quick_text`: the parameter that a string input fills (`text_param`).
+        """
+        plain = self._quick_fields()
         # The fields first: a thread that finds its schema read finds the fields of it.
-        self._quick_plain = self._quick_fields()
+        self._quick_plain = plain
+        self._quick_text = None if plain is None else text_param(plain)
         self._quick_schema = self.args_schema
-        return self._quick_plain
+        return plain
 
     def _quick_call(self, tool_input: Any, config: RunnableConfig) -> Any:
         func = self.func
         if func is None:
             return NOT_QUICK
         plain = self._quick_plain if self._quick_schema is self.args_schema else self._read_quick()
-        kwargs = None if plain is None else plain_kwargs(plain, tool_input)
+        kwargs = None if plain is None else plain_kwargs(plain, tool_input, self._quick_text)
         if kwargs is None:
             return NOT_QUICK
         if self._func_info is not None:
@@ -134,7 +141,7 @@ class FunctionTool(BaseTool):
         if coroutine is None:  # a sync function runs in a worker thread: the general way
             return NOT_QUICK
         plain = self._quick_plain if self._quick_schema is self.args_schema else self._read_quick()
-        kwargs = None if plain is None else plain_kwargs(plain, tool_input)
+        kwargs = None if plain is None else plain_kwargs(plain, tool_input, self._quick_text)
         if kwargs is None:
             return NOT_QUICK
         if self._coro_info is not None:

@@ -21,6 +21,7 @@ __all__ = [
     "ToolInputValidationError",
     "plain_fields",
     "plain_kwargs",
+    "text_param",
     "validate_args",
 ]
 
@@ -94,13 +95,31 @@ def plain_fields(model: type[BaseModel], names: tuple[tuple[str, str], ...]) -> 
     return tuple(plain)
 
 
-def plain_kwargs(plain: PlainFields, tool_input: Any) -> dict[str, Any] | None:
+def text_param(plain: PlainFields) -> str | None:
+    """The parameter a string input fills: that of the one field of `plain`, if a ``str``.
+
+    A tool reads a string input as its first field's value (`BaseTool._to_args_and_kwargs`);
+    when that is the only field, a plain ``str``, an exact ``str`` is what pydantic returns.
+    """
+    if len(plain) == 1 and plain[0][2] is str:
+        return plain[0][1]
+    return None
+
+
+def plain_kwargs(
+    plain: PlainFields, tool_input: Any, text: str | None = None
+) -> dict[str, Any] | None:
     """The keyword arguments for an input of exactly the `plain` fields and types, else ``None``.
 
     Such an input is what pydantic would return (see the module docstring), so it is handed
-    on as it is; ``None`` means it must be validated.
+    on as it is; ``None`` means it must be validated. With `text` (`text_param` of `plain`),
+    an exact ``str`` input is that parameter's value, as the tool would read it.
     """
-    if type(tool_input) is not dict or len(tool_input) != len(plain):
+    if type(tool_input) is not dict:
+        if text is not None and type(tool_input) is str:
+            return {text: tool_input}
+        return None
+    if len(tool_input) != len(plain):
         return None
     kwargs = {}
     for field, param, kind in plain:

@@ -27,13 +27,39 @@ MAX_DEPTH: Final = 1000
 TOO_DEEP: Final = f"Nesting deeper than {MAX_DEPTH} levels"
 """The message (``msg``) of the ``JSONDecodeError`` for nesting deeper than `MAX_DEPTH`."""
 
+
+def _reader(decoder: json.JSONDecoder) -> Callable[[str], Any]:
+    """``decoder.decode``, in one step for a text that is exactly one JSON value.
+
+    ``decode`` skips leading whitespace, has the scanner read one value, skips trailing
+    whitespace and refuses anything after it, in two Python calls and two regex matches. A
+    text that starts with the value and ends with it (a stripped fence's, a tool call's
+    arguments) needs only the scanner: what it reads at 0 up to the end is what ``decode``
+    returns. Any other text, or one the scanner refuses, is decoded as before (outside the
+    ``except``, so its error is ``decode``'s own, with no other chained to it).
+    """
+    scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
+    decode = decoder.decode
+
+    def read(text: str) -> Any:
+        try:
+            value, end = scan(text, 0)
+        except Exception:  # decode says what is wrong (or reads leading whitespace)
+            end = -1
+        if end == len(text):
+            return value
+        return decode(text)
+
+    return read
+
+
 # json.loads builds a new decoder per call when given strict=; these are built once.
 DECODERS: Final[dict[bool, Callable[[str], Any]]] = {
-    False: json.JSONDecoder(strict=False).decode,
-    True: json.JSONDecoder().decode,
+    False: _reader(json.JSONDecoder(strict=False)),
+    True: _reader(json.JSONDecoder()),
 }
-"""``strict`` -> the decoder's ``decode``: ``json.loads(text, strict=strict)`` without its
-per-call set-up."""
+"""``strict`` -> the decoder's ``decode`` (`_reader`): ``json.loads(text, strict=strict)``
+without its per-call set-up."""
 
 
 def parse_complete_json(s: str, *, strict: bool = False) -> Any:

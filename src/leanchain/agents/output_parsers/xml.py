@@ -51,19 +51,20 @@ def _blocks(text: str, opening: str, closing: str, open_ended: bool) -> tuple[in
     `open_ended`, an opening tag with no closing tag after it starts a last block that runs
     to the end of the text (what a model stopped by the closing tag leaves behind).
     """
-    count, first, pos = 0, "", 0
+    start = text.find(opening)
+    if start < 0:
+        return 0, ""
+    start += len(opening)
+    end = text.find(closing, start)
+    if end < 0:
+        return (1, text[start:]) if open_ended else (0, "")
+    # The first block, read; the usual reply has no other, so the loop below never runs.
+    count, first, pos = 1, text[start:end], end + len(closing)
     while (start := text.find(opening, pos)) >= 0:
-        start += len(opening)
-        end = text.find(closing, start)
+        end = text.find(closing, start + len(opening))
         if end < 0:
-            if open_ended:
-                count += 1
-                if count == 1:
-                    first = text[start:]
-            break
+            return count + open_ended, first
         count += 1
-        if count == 1:
-            first = text[start:end]
         pos = end + len(closing)
     return count, first
 

@@ -15,6 +15,7 @@ from leanchain.messages import (
     ToolMessage,
 )
 from leanchain.prompts._base import BasePromptTemplate
+from leanchain.prompts._build import build_message
 from leanchain.prompts._message import (
     AIMessagePromptTemplate,
     BaseMessagePromptTemplate,
@@ -24,8 +25,16 @@ from leanchain.prompts._message import (
     MessagesPlaceholder,
     SystemMessagePromptTemplate,
 )
-from leanchain.prompts._reuse import fixed, head_key, same, snapshot
-from leanchain.prompts._string import check_template_format
+from leanchain.prompts._reuse import (
+    fixed,
+    formats_as,
+    head_key,
+    snapshot,
+    split_at_last,
+    unchanged,
+)
+from leanchain.prompts._string import PromptTemplate, check_template_format
+from leanchain.prompts._template import CompiledTemplate, compile_template
 from leanchain.prompts._values import ChatPromptValue
 
 __all__ = ["ChatPromptTemplate", "MessageLikeRepresentation"]
@@ -48,6 +57,10 @@ _ROLE_TEMPLATES: frozenset[type[BaseStringMessagePromptTemplate]] = frozenset(
     {*_ROLES.values(), ChatMessagePromptTemplate}
 )
 """The message templates whose message depends only on the values they read."""
+_PLAIN_TURNS: frozenset[type[BaseStringMessagePromptTemplate]] = frozenset(
+    {HumanMessagePromptTemplate, AIMessagePromptTemplate, SystemMessagePromptTemplate}
+)
+"""The message templates that build their message class from the text alone."""
 
 
 def _reads(item: Any, name: str) -> bool:
@@ -56,6 +69,24 @@ def _reads(item: Any, name: str) -> bool:
     if type(item) is MessagesPlaceholder:
         return item.variable_name == name
     return type(item) in _ROLE_TEMPLATES and name in item.input_variables
+
+
+def _split_last(last: Any, varying: str) -> tuple[CompiledTemplate, str] | None:
+    """The last part's text template before `varying`, and the text after it, when the
+    part is a plain human, AI or system turn whose text ends with `varying` (see
+    `split_at_last`): its message is then built from the kept text and the new value."""
+    if type(last) not in _PLAIN_TURNS or last.additional_kwargs:
+        return None
+    prompt = last.prompt
+    if type(prompt) is not PromptTemplate or prompt._partials:
+        return None
+    return split_at_last(compile_template(prompt.template), varying)
+
+
+def _holds(last: Any, split: tuple[PromptTemplate, str, str, str]) -> bool:
+    """Whether the last part still formats from the prompt and text `split` was made of."""
+    prompt = last.prompt
+    return prompt is split[0] and prompt.template is split[1] and not last.additional_kwargs
 
 
 def _placeholder_name(wrapped: Any) -> str:
@@ -236,33 +267,64 @@ class ChatPromptTemplate(BasePromptTemplate):
     ) -> ChatPromptValue:
         """`format_prompt` of `values`, keeping the messages before the last part (which
         reads `varying`: a placeholder for it, or the human turn that holds it) in `memo`
-        while the values they read are the same (`BasePromptTemplate`)."""
-        values = self._check_missing(values)
-        messages = self.messages
+        while the values they read are the same (`BasePromptTemplate`).
+
+        A last human turn whose text ends with `varying` keeps its text before it too. A
+        reuse checks that the messages, the partials and the last part are the objects the
+        head was formatted from and that the values read are the same; the required
+        variables are then there too (the head and the kept text read every one but
+        `varying`, which must be given), except before a last part formatted anew.
+        """
+        kept = memo.get(head_key(self))
+        if kept is not None:
+            messages, partials, last, reads, head, split = kept
+            if (
+                messages is self.messages
+                and partials is self._partials
+                and messages[-1] is last
+                and unchanged(reads, values)
+            ):
+                pad = values.get(varying)
+                out = head.copy()
+                if type(last) is MessagesPlaceholder and type(pad) is list:
+                    last._extend(pad, out)
+                elif split is not None and type(pad) is str and _holds(last, split):
+                    out.append(build_message(last._kind, split[2] + pad + split[3]))
+                else:
+                    last._format_into(self._merge_partials(self._check_missing(values)), out)
+                return ChatPromptValue(out)
+        return self._format_and_keep(self._check_missing(values), memo, varying)
+
+    def _format_and_keep(
+        self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str
+    ) -> ChatPromptValue:
+        """Format `values` and keep the head for the next call, when one can be kept."""
+        messages, partials = self.messages, self._partials
         last: Any = messages[-1] if messages else None
-        if not _reads(last, varying):
+        # A callable partial is called on every format, a subclass may format otherwise:
+        # then nothing is kept.
+        if not (_reads(last, varying) and fixed(partials) and formats_as(self, ChatPromptTemplate)):
             return self._format_prompt(values)
         merged = self._merge_partials(values)
-        key = head_key(self)
-        kept = memo.get(key)
-        if kept is not None:
-            names, placeholders, seen, head = kept
-            now = snapshot(merged, names, placeholders)
-            if now is None or not same(seen, now):
-                kept = None
-        if kept is None:
-            head = []
-            for item in messages[:-1]:
-                if isinstance(item, BaseMessage):
-                    head.append(item)
-                else:
-                    item._format_into(merged, head)
-            # A callable partial is called on every format: then nothing is kept.
-            reads = self._head_reads(messages[:-1], varying) if fixed(self._partials) else None
+        head: list[BaseMessage] = []
+        for item in messages[:-1]:
+            if isinstance(item, BaseMessage):
+                head.append(item)
+            else:
+                item._format_into(merged, head)
+        head_reads = self._head_reads(messages[:-1], varying)
+        if head_reads is not None:
+            names, placeholders = head_reads
+            split: tuple[PromptTemplate, str, str, str] | None = None
+            found = _split_last(last, varying)
+            if found is not None:
+                lead, rest = found
+                names = (*names, *(name for name in lead.variables if name not in names))
+                placeholders = placeholders - set(lead.variables)
+                split = (last.prompt, last.prompt.template, lead.format(merged), rest)
+            reads = snapshot(values, partials, names, placeholders)
             if reads is not None:
-                now = snapshot(merged, *reads)
-                if now is not None:
-                    memo[key] = (*reads, now, head)
+                memo[head_key(self)] = (messages, partials, last, reads, head, split)
         out = head.copy()
         last._format_into(merged, out)
         return ChatPromptValue(out)

@@ -127,18 +127,23 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
                     "MessagesPlaceholder", [name], [name], values
                 ) from None
             return
+        self._extend(value, out)
+
+    def _extend(self, value: Any, out: list[BaseMessage]) -> None:
+        """Append the messages of `value` (this placeholder's variable) to `out`."""
         if not isinstance(value, list):
             raise ValueError(
-                f"variable {name} should be a list of base messages, "
+                f"variable {self.variable_name} should be a list of base messages, "
                 f"got {value} of type {type(value)}"
             )
         if self.n_messages:
             value = value[-self.n_messages :]
         plain = _plain_message_classes()
-        for item in value:
-            if type(item) not in plain and not isinstance(item, BaseMessage):
-                out.extend(convert_to_messages(value))
-                return
+        if not all(map(plain.__contains__, map(type, value))):
+            for item in value:
+                if type(item) not in plain and not isinstance(item, BaseMessage):
+                    out.extend(convert_to_messages(value))
+                    return
         out.extend(value)
 
     def __eq__(self, other: object) -> bool:

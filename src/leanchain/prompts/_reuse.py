@@ -9,56 +9,131 @@ that part reads is still the very object it was, and one that cannot change in p
 items are the same ones (a message changed in place is the same object in both results).
 Anything else (a callable partial, a dict, a list a template turns into text) is formatted
 anew on every call, so a reused result always equals a fresh one.
+
+What is decided once per run is decided when the head is kept, not on every reuse: whether
+the prompt's class formats as its base class does (a subclass that overrides a formatting
+step is formatted anew every time), whether a partial is callable, which values the head
+reads. A reuse then checks only that the prompt's parts are the objects they were (its
+template text, its partials, its messages) and that the values read are the same.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from operator import is_
 from typing import Any, Final
 
 from leanchain.messages import BaseMessage
 from leanchain.prompts._template import CompiledTemplate
 
-__all__ = ["Snapshot", "fixed", "head_key", "same", "snapshot", "split_at_last"]
-
-Snapshot = tuple[Any, ...]
-"""The values a prompt's head read, flattened (a list, its length and its items)."""
+__all__ = [
+    "Reads",
+    "fixed",
+    "formats_as",
+    "head_key",
+    "snapshot",
+    "split_at_last",
+    "unchanged",
+]
 
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
 _ABSENT: Final = object()
 
+_FORMATTING_STEPS: Final = (
+    "_invoke",
+    "_validate_input",
+    "_check_missing",
+    "_merge_partials",
+    "_format_prompt",
+    "format_prompt",
+    "_text",
+    "_format_into",
+)
+"""The methods the traced path (``invoke``) and a fresh ``format_prompt`` go through."""
 
-def head_key(prompt: object) -> Hashable:
-    """The memo key of `prompt`'s kept head: its id (the memo's other keys are formatters
-    and tuples, never ints; the caller's run holds the prompt, so the id stays its own)."""
-    return id(prompt)
+
+head_key: Final[Callable[[object], Hashable]] = id
+"""The memo key of a prompt's kept head: its id (the memo's other keys are formatters and
+tuples, never ints; the caller's run holds the prompt, so the id stays its own)."""
+
+
+def formats_as(prompt: object, base: type) -> bool:
+    """Whether `prompt`'s class formats as `base` does: no formatting step overridden (a
+    subclass that stamps or rewrites its output must see every call)."""
+    cls = type(prompt)
+    return cls is base or all(
+        getattr(cls, name, None) is getattr(base, name, None) for name in _FORMATTING_STEPS
+    )
+
+
+class Reads:
+    """The values a kept head read, as `unchanged` compares them: the names given in the
+    values with the objects they were, the names the partial values gave (which must
+    still be theirs), and each list of messages read with its items."""
+
+    __slots__ = ("given", "lists", "partial")
+
+    def __init__(
+        self,
+        given: tuple[tuple[str, Any], ...],
+        partial: tuple[str, ...],
+        lists: tuple[tuple[list[Any], tuple[Any, ...]], ...],
+    ) -> None:
+        self.given = given
+        self.partial = partial
+        self.lists = lists
 
 
 def snapshot(
-    values: Mapping[str, Any], names: Iterable[str], placeholders: frozenset[str]
-) -> Snapshot | None:
-    """The values of `names` to compare by identity next time, or ``None`` if one of them
-    could change in place (then nothing is kept). A list of messages is allowed for a
-    name only `placeholders` read (they put its messages in the result as they are)."""
-    flat: list[Any] = []
+    values: Mapping[str, Any],
+    partials: Mapping[str, Any],
+    names: Iterable[str],
+    placeholders: frozenset[str],
+) -> Reads | None:
+    """What `names` read (from `values`, else the partial values, which must not be
+    callable), to compare by identity next time, or ``None`` if one of them could change
+    in place (then nothing is kept). A list of messages is allowed for a name only
+    `placeholders` read (they put its messages in the result as they are)."""
+    given: list[tuple[str, Any]] = []
+    partial: list[str] = []
+    lists: list[tuple[list[Any], tuple[Any, ...]]] = []
     for name in names:
-        value = values.get(name, _ABSENT)
-        if type(value) in _SCALARS or value is _ABSENT:
-            flat.append(value)
-        elif type(value) is list and name in placeholders:
-            for item in value:
-                if not isinstance(item, BaseMessage):
-                    return None
-            flat += (value, len(value), *value)
+        if name in values:
+            value = values[name]
+            given.append((name, value))
         else:
+            value = partials.get(name, _ABSENT)
+            partial.append(name)
+        if type(value) in _SCALARS or value is _ABSENT:
+            continue
+        if type(value) is not list or name not in placeholders:
             return None
-    return tuple(flat)
+        for item in value:
+            if not isinstance(item, BaseMessage):
+                return None
+        lists.append((value, tuple(value)))
+    return Reads(tuple(given), tuple(partial), tuple(lists))
 
 
-def same(kept: Snapshot, now: Snapshot) -> bool:
-    """Whether two snapshots hold the very same objects, in order."""
-    return len(kept) == len(now) and all(map(is_, kept, now))
+def unchanged(kept: Reads, values: Mapping[str, Any]) -> bool:
+    """Whether `values` (over the same partial values) read as `kept` was read: the same
+    objects given, no partial value overridden, each list still holding the same items.
+    (Plain loops: for the two or three names a prompt's head reads, `map` costs more.)"""
+    if type(values) is not dict:  # another mapping's [] may do more than read
+        values = dict(values)
+    try:
+        for name, value in kept.given:
+            if values[name] is not value:
+                return False
+    except KeyError:
+        return False
+    for name in kept.partial:
+        if name in values:
+            return False
+    for items, seen in kept.lists:
+        if len(items) != len(seen) or not all(map(is_, items, seen)):
+            return False
+    return True
 
 
 def fixed(partials: Mapping[str, Any]) -> bool:
@@ -68,7 +143,17 @@ def fixed(partials: Mapping[str, Any]) -> bool:
 
 def split_at_last(template: CompiledTemplate, varying: str) -> tuple[CompiledTemplate, str] | None:
     """`template` as (what comes before `varying`, the literal text after it), when
-    `varying` is its last field, used once and with no format spec; else ``None``."""
+    `varying` is its last field, used once and with no format spec; else ``None``
+    (derived once per template)."""
+    key = (split_at_last, varying)
+    try:
+        return template.derived[key]  # type: ignore[no-any-return]
+    except KeyError:
+        split = template.derived[key] = _split(template, varying)
+        return split
+
+
+def _split(template: CompiledTemplate, varying: str) -> tuple[CompiledTemplate, str] | None:
     parts = template.parts
     at = [i for i, (_, name, _) in enumerate(parts) if name == varying]
     if (

@@ -9,7 +9,14 @@ from typing import Any
 
 from leanchain.errors import TemplateValidationError
 from leanchain.prompts._base import BasePromptTemplate
-from leanchain.prompts._reuse import fixed, head_key, same, snapshot, split_at_last
+from leanchain.prompts._reuse import (
+    fixed,
+    formats_as,
+    head_key,
+    snapshot,
+    split_at_last,
+    unchanged,
+)
 from leanchain.prompts._template import compile_template
 from leanchain.prompts._values import StringPromptValue
 
@@ -133,31 +140,46 @@ class PromptTemplate(BasePromptTemplate):
         self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str
     ) -> StringPromptValue:
         """`format_prompt` of `values`, keeping the text before `varying` (the template's
-        last field) in `memo` while the values it reads are the same (`BasePromptTemplate`)."""
-        values = self._check_missing(values)
+        last field) in `memo` while the values it reads are the same (`BasePromptTemplate`).
+
+        A reuse checks that the template text and the partials are the objects the head was
+        formatted from and that the values it read are the same; the required variables are
+        then there too (every one but `varying` is read by the head, and `varying` is a str).
+        """
         tail = values.get(varying)
+        kept = memo.get(head_key(self))
+        if kept is not None and type(tail) is str:
+            template, partials, reads, head, rest = kept
+            if template is self.template and partials is self._partials:
+                if reads is None:  # nothing to keep for this prompt
+                    return self._format_prompt(self._check_missing(values))
+                if unchanged(reads, values):
+                    return StringPromptValue(head + tail + rest)
+        return self._format_and_keep(self._check_missing(values), memo, varying, tail)
+
+    def _format_and_keep(
+        self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str, tail: Any
+    ) -> StringPromptValue:
+        """Format `values` and keep the head for the next call, when one can be kept."""
         if type(tail) is not str:
             return self._format_prompt(values)
-        compiled = compile_template(self.template)
-        merged = self._merge_partials(values)
-        key = head_key(self)
-        kept = memo.get(key)
-        if kept is not None and kept[0] is compiled:
-            if kept[1] is None:  # no head to keep
-                return self._format_prompt(values)
-            now = snapshot(merged, kept[1].variables, _NO_PLACEHOLDERS)
-            if now is not None and same(kept[2], now):
-                return StringPromptValue(kept[3] + tail + kept[4])
-        # A callable partial is called on every format: then nothing is kept.
-        split = split_at_last(compiled, varying) if fixed(self._partials) else None
+        template, partials = self.template, self._partials
+        compiled = compile_template(template)
+        # A callable partial is called on every format, a subclass may format otherwise:
+        # then nothing is kept.
+        split = (
+            split_at_last(compiled, varying)
+            if fixed(partials) and formats_as(self, PromptTemplate)
+            else None
+        )
         if split is None:
-            memo[key] = (compiled, None)
+            memo[head_key(self)] = (template, partials, None, None, None)
             return self._format_prompt(values)
         head, rest = split
-        text = head.format(merged)
-        now = snapshot(merged, head.variables, _NO_PLACEHOLDERS)
-        if now is not None:
-            memo[key] = (compiled, head, now, text, rest)
+        text = head.format(self._merge_partials(values))
+        reads = snapshot(values, partials, head.variables, _NO_PLACEHOLDERS)
+        if reads is not None:
+            memo[head_key(self)] = (template, partials, reads, text, rest)
         return StringPromptValue(text + tail + rest)
 
     def format_prompt(self, **kwargs: Any) -> StringPromptValue:

@@ -36,13 +36,16 @@ _parse = Formatter().parse
 class CompiledTemplate:
     """A validated template: ``(literal, name, spec)`` parts and its sorted variable names."""
 
-    __slots__ = ("parts", "variables")
+    __slots__ = ("derived", "parts", "variables")
 
     def __init__(self, parts: tuple[tuple[str, str | None, str], ...], variables: tuple[str, ...]):
         self.parts = parts
         """Literal text, then the field's name (``None`` for trailing text) and format spec."""
         self.variables = variables
         """The distinct variable names, sorted."""
+        self.derived: dict[Any, Any] = {}
+        """What was derived from the template once, kept with it (the compile cache keeps
+        the template, so a prompt formatted again and again derives it once)."""
 
     def format(self, values: Mapping[str, Any], owner: str = "PromptTemplate") -> str:
         """Fill the template in from `values`.

@@ -11,9 +11,9 @@ run name) a parent hands its own config object to its children unchanged.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar, Token
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Final, TypedDict, cast
 from uuid import UUID
 
 from leanchain.callbacks.defaults import DEFAULT_HANDLERS, with_default_handlers
@@ -77,14 +77,13 @@ def current_config() -> RunnableConfig | None:
     return _current.get()
 
 
-def set_config_context(config: RunnableConfig) -> Token[RunnableConfig | None]:
-    """Publish `config` to code called from here; returns the token for `reset_config_context`."""
-    return _current.set(config)
+set_config_context: Final[Callable[[RunnableConfig], Token[RunnableConfig | None]]] = _current.set
+"""Publish `config` to code called from here; returns the token for `reset_config_context`.
+(The context variable's own method: every runnable call goes through it, and a function
+around it would cost a frame each time.)"""
 
-
-def reset_config_context(token: Token[RunnableConfig | None]) -> None:
-    """Undo `set_config_context`."""
-    _current.reset(token)
+reset_config_context: Final[Callable[[Token[RunnableConfig | None]], None]] = _current.reset
+"""Undo `set_config_context` (the context variable's own method, as above)."""
 
 
 def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
@@ -101,13 +100,12 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
     if parent is not None and parent is not config:
         inherited = {k: v for k, v in parent.items() if k not in _PER_RUN_KEYS and v is not None}
         config = cast(RunnableConfig, {**inherited, **config})
-    for key in config:
-        if key not in CONFIG_KEYS:
+    if config:  # (an empty config, the common one, has nothing to move)
+        if not CONFIG_KEYS.issuperset(config):
             config = _move_unknown_keys(config)
-            break
-    configurable = config.get("configurable")
-    if configurable and ("model" in configurable or "checkpoint_ns" in configurable):
-        config = _model_into_metadata(config, configurable)
+        configurable = config.get("configurable")
+        if configurable and ("model" in configurable or "checkpoint_ns" in configurable):
+            config = _model_into_metadata(config, configurable)
     # Handlers registered for every run (`leanchain.tracing.instrument`) join each root run.
     return with_default_handlers(config) if DEFAULT_HANDLERS else config
 

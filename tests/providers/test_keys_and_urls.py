@@ -164,7 +164,9 @@ def test_an_echoed_key_is_masked_through_the_whole_chain(
         }
     )
     assert "Incorrect API key provided: **********" in cause.response.text
-    assert cause.response.request.headers["authorization"] == "**********"
+    # openai 3.63+ adds the credential at send time, so the kept request has none; an older
+    # SDK kept it there, and leanchain masks it.
+    assert cause.response.request.headers.get("authorization", "**********") == "**********"
     assert API_KEY not in every_text(error)
 
 

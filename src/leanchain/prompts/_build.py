@@ -34,7 +34,7 @@ def build_message(cls: type[_M], content: str | list[Any]) -> _M:
     The content was produced by formatting a validated template, so pydantic validation
     would only repeat what is known; this is the hot path of every chat prompt.
     """
-    base, factories = _defaults(cls)
+    base, factories = _DEFAULTS.get(cls) or _defaults(cls)  # (a frame less once known)
     fields = base.copy()
     fields["content"] = content
     for name, factory in factories:

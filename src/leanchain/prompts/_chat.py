@@ -16,11 +16,11 @@ from leanchain.messages import (
 )
 from leanchain.prompts._base import BasePromptTemplate
 from leanchain.prompts._build import build_message
+from leanchain.prompts._chat_reuse import Split, head_reads, holds, part_reads, split_last
 from leanchain.prompts._message import (
     AIMessagePromptTemplate,
     BaseMessagePromptTemplate,
     BaseStringMessagePromptTemplate,
-    ChatMessagePromptTemplate,
     HumanMessagePromptTemplate,
     MessagesPlaceholder,
     SystemMessagePromptTemplate,
@@ -30,11 +30,9 @@ from leanchain.prompts._reuse import (
     formats_as,
     head_key,
     snapshot,
-    split_at_last,
     unchanged,
 )
-from leanchain.prompts._string import PromptTemplate, check_template_format
-from leanchain.prompts._template import CompiledTemplate, compile_template
+from leanchain.prompts._string import check_template_format
 from leanchain.prompts._values import ChatPromptValue
 
 __all__ = ["ChatPromptTemplate", "MessageLikeRepresentation"]
@@ -53,40 +51,6 @@ _ROLES: dict[str, type[BaseStringMessagePromptTemplate]] = {
     "assistant": AIMessagePromptTemplate,
     "system": SystemMessagePromptTemplate,
 }
-_ROLE_TEMPLATES: frozenset[type[BaseStringMessagePromptTemplate]] = frozenset(
-    {*_ROLES.values(), ChatMessagePromptTemplate}
-)
-"""The message templates whose message depends only on the values they read."""
-_PLAIN_TURNS: frozenset[type[BaseStringMessagePromptTemplate]] = frozenset(
-    {HumanMessagePromptTemplate, AIMessagePromptTemplate, SystemMessagePromptTemplate}
-)
-"""The message templates that build their message class from the text alone."""
-
-
-def _reads(item: Any, name: str) -> bool:
-    """Whether `item` (a chat prompt's part) is a placeholder for `name` or a plain message
-    template that reads it."""
-    if type(item) is MessagesPlaceholder:
-        return item.variable_name == name
-    return type(item) in _ROLE_TEMPLATES and name in item.input_variables
-
-
-def _split_last(last: Any, varying: str) -> tuple[CompiledTemplate, str] | None:
-    """The last part's text template before `varying`, and the text after it, when the
-    part is a plain human, AI or system turn whose text ends with `varying` (see
-    `split_at_last`): its message is then built from the kept text and the new value."""
-    if type(last) not in _PLAIN_TURNS or last.additional_kwargs:
-        return None
-    prompt = last.prompt
-    if type(prompt) is not PromptTemplate or prompt._partials:
-        return None
-    return split_at_last(compile_template(prompt.template), varying)
-
-
-def _holds(last: Any, split: tuple[PromptTemplate, str, str, str]) -> bool:
-    """Whether the last part still formats from the prompt and text `split` was made of."""
-    prompt = last.prompt
-    return prompt is split[0] and prompt.template is split[1] and not last.additional_kwargs
 
 
 def _placeholder_name(wrapped: Any) -> str:
@@ -288,7 +252,7 @@ class ChatPromptTemplate(BasePromptTemplate):
                 out = head.copy()
                 if type(last) is MessagesPlaceholder and type(pad) is list:
                     last._extend(pad, out)
-                elif split is not None and type(pad) is str and _holds(last, split):
+                elif split is not None and type(pad) is str and holds(last, split):
                     out.append(build_message(last._kind, split[2] + pad + split[3]))
                 else:
                     last._format_into(self._merge_partials(self._check_missing(values)), out)
@@ -303,7 +267,9 @@ class ChatPromptTemplate(BasePromptTemplate):
         last: Any = messages[-1] if messages else None
         # A callable partial is called on every format, a subclass may format otherwise:
         # then nothing is kept.
-        if not (_reads(last, varying) and fixed(partials) and formats_as(self, ChatPromptTemplate)):
+        if not (
+            part_reads(last, varying) and fixed(partials) and formats_as(self, ChatPromptTemplate)
+        ):
             return self._format_prompt(values)
         merged = self._merge_partials(values)
         head: list[BaseMessage] = []
@@ -312,11 +278,11 @@ class ChatPromptTemplate(BasePromptTemplate):
                 head.append(item)
             else:
                 item._format_into(merged, head)
-        head_reads = self._head_reads(messages[:-1], varying)
-        if head_reads is not None:
-            names, placeholders = head_reads
-            split: tuple[PromptTemplate, str, str, str] | None = None
-            found = _split_last(last, varying)
+        read = head_reads(messages[:-1], varying)
+        if read is not None:
+            names, placeholders = read
+            split: Split | None = None
+            found = split_last(last, varying)
             if found is not None:
                 lead, rest = found
                 names = (*names, *(name for name in lead.variables if name not in names))
@@ -328,28 +294,6 @@ class ChatPromptTemplate(BasePromptTemplate):
         out = head.copy()
         last._format_into(merged, out)
         return ChatPromptValue(out)
-
-    @staticmethod
-    def _head_reads(head: list[Any], varying: str) -> tuple[tuple[str, ...], frozenset[str]] | None:
-        """The variables `head` reads, and those only messages placeholders read; ``None``
-        if an item reads `varying` too or may format differently from the same values (a
-        subclass, a callable partial, a nested prompt): then nothing is kept."""
-        names: dict[str, bool] = {}  # name -> read by placeholders only
-        for item in head:
-            kind = type(item)
-            if isinstance(item, BaseMessage):
-                continue
-            if kind is MessagesPlaceholder:  # (an optional one lists no input variables)
-                only, reads = True, [item.variable_name]
-            elif kind in _ROLE_TEMPLATES and fixed(getattr(item.prompt, "_partials", {})):
-                only, reads = False, item.input_variables
-            else:
-                return None
-            if varying in reads:
-                return None
-            for name in reads:
-                names[name] = names.get(name, True) and only
-        return tuple(names), frozenset(name for name, only in names.items() if only)
 
     def format_prompt(self, **kwargs: Any) -> ChatPromptValue:
         """The `ChatPromptValue` for these variables."""

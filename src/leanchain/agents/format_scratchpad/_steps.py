@@ -39,7 +39,7 @@ class RunSteps(list[tuple[AgentAction, Any]]):
     __slots__ = ("memo",)
 
     def __init__(self, steps: Iterable[tuple[AgentAction, Any]], memo: dict[Any, Any]) -> None:
-        super().__init__(steps)
+        list.__init__(self, steps)  # (not super(): one is built per agent step)
         self.memo = memo
 
 

@@ -13,10 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from leanchain.messages import AIMessage
+
 from ._direct import BoundModelCall
 
 if TYPE_CHECKING:
-    from leanchain.messages import AIMessage, BaseMessage
+    from leanchain.messages import BaseMessage
 
     from ._base import BaseChatModel, ToolChoice
     from ._scripted import _RecordingChatModel
@@ -121,14 +123,20 @@ class RecordedCall(BoundModelCall):
         if model is None:
             return super()._reply(messages)
         stop = self._stop
-        return model._unwrapped(model._answer(self._request(messages), stop), stop)
+        reply = model._answer(self._request(messages), stop)
+        if type(reply) is AIMessage and not model.client_side_stop:  # as `_unwrapped` leaves it
+            return reply
+        return model._unwrapped(reply, stop)
 
     async def _areply(self, messages: list[BaseMessage]) -> AIMessage:
         model = self._recording
         if model is None:
             return await super()._areply(messages)
         stop = self._stop
-        return model._unwrapped(await model._aanswer(self._request(messages), stop), stop)
+        reply = await model._aanswer(self._request(messages), stop)
+        if type(reply) is AIMessage and not model.client_side_stop:
+            return reply
+        return model._unwrapped(reply, stop)
 
 
 _STOOD_FOR = (
@@ -138,5 +146,6 @@ _STOOD_FOR = (
     "_recorded_reply",
     "_arecorded_reply",
     "_request",
+    "_unwrapped",
 )
 """The methods of `_RecordingChatModel` whose work `RecordedCall._reply` does itself."""

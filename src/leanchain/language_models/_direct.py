@@ -6,7 +6,8 @@ arguments into keywords and packs them again. The binding asks the model for a
 `DirectCall` instead (`BaseChatModel._direct_call`): ``stop`` is split from the rest once,
 and a call that nobody watches (no callback handler, no interceptor, `invoke` not
 overridden) goes from the input straight to the model's reply
-(`BaseChatModel._unwatched_reply`).
+(`BaseChatModel._unwatched_reply`, or a model's own call class's `_reply`: the scripted
+models' `RecordedCall` splits their request's parts from the bound arguments once too).
 Any other call is `invoke` itself, with the arguments as the binding would have passed them.
 """
 
@@ -20,7 +21,7 @@ from leanchain.runnables.config import RunnableConfig, ensure_config
 from ._intercept import INTERCEPTORS
 
 if TYPE_CHECKING:
-    from leanchain.messages import AIMessage
+    from leanchain.messages import AIMessage, BaseMessage
 
     from ._base import BaseChatModel, LanguageModelInput
 
@@ -30,15 +31,19 @@ _INVOKE_PARAMETERS: Final = frozenset({"input", "config"})
 """Bound keywords that `invoke` refuses (it has parameters of those names)."""
 
 
-def direct_call(model: BaseChatModel, kwargs: Mapping[str, Any]) -> BoundModelCall | None:
+def direct_call(
+    model: BaseChatModel,
+    kwargs: Mapping[str, Any],
+    kind: type[BoundModelCall] | None = None,
+) -> BoundModelCall | None:
     """`model`'s calls with the bound `kwargs`, or ``None`` (the binding then calls `invoke`).
 
     ``None`` when a bound keyword is one of `invoke`'s own parameters: the call's error is
-    then `invoke`'s own.
+    then `invoke`'s own. `kind` is the model's own call class (`BoundModelCall` by default).
     """
     if not _INVOKE_PARAMETERS.isdisjoint(kwargs):
         return None
-    return BoundModelCall(model, kwargs)
+    return (kind or BoundModelCall)(model, kwargs)
 
 
 class BoundModelCall:
@@ -72,7 +77,7 @@ class BoundModelCall:
             or type(model).invoke is not self._base.invoke
         ):
             return model.invoke(input, config, **self._whole)
-        return model._unwatched_reply(model._convert_input(input), self._stop, self._kwargs)
+        return self._reply(model._convert_input(input))
 
     async def ainvoke(self, input: LanguageModelInput, config: RunnableConfig | None) -> AIMessage:
         """The model's reply, as ``await ainvoke(input, config, **kwargs)`` gives it."""
@@ -84,4 +89,12 @@ class BoundModelCall:
             or type(model).ainvoke is not self._base.ainvoke
         ):
             return await model.ainvoke(input, config, **self._whole)
-        return await model._aunwatched_reply(model._convert_input(input), self._stop, self._kwargs)
+        return await self._areply(model._convert_input(input))
+
+    def _reply(self, messages: list[BaseMessage]) -> AIMessage:
+        """The reply to a call that nobody watches (a model's own call class may be quicker)."""
+        return self._model._unwatched_reply(messages, self._stop, self._kwargs)
+
+    async def _areply(self, messages: list[BaseMessage]) -> AIMessage:
+        """Async `_reply`."""
+        return await self._model._aunwatched_reply(messages, self._stop, self._kwargs)

@@ -23,7 +23,6 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from leanchain.callbacks.manager import RunManager
@@ -33,7 +32,9 @@ from leanchain.runnables.concurrency import run_in_executor
 
 from ._base import BaseChatModel, LanguageModelInput, ToolChoice
 from ._chunking import Chunking, splitter, stream_chunks
+from ._direct import BoundModelCall, direct_call
 from ._fakes import SequentialBatchMixin
+from ._recorded import ChatRequest, RecordedCall, new_request
 from ._results import ChatGeneration, ChatGenerationChunk, ChatResult
 from ._stop import cut_message
 from ._streaming import as_message
@@ -55,31 +56,6 @@ Reply: TypeAlias = str | AIMessage | Mapping[str, Any]
 
 ScriptItem: TypeAlias = Reply | BaseException
 """One entry of a script: a reply, or an exception the model raises at that turn."""
-
-
-@dataclass(frozen=True, slots=True)
-class ChatRequest:
-    """One call a scripted or function model received."""
-
-    messages: list[BaseMessage]
-    """The messages the model was given."""
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    """The tool schemas offered (OpenAI format, as `bind_tools` converts them)."""
-    tool_choice: ToolChoice | None = None
-    """The ``tool_choice`` the call was made with."""
-    stop: list[str] | None = None
-    """The stop sequences the call was made with."""
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    """Every other keyword argument of the call (bound ones included)."""
-
-    @property
-    def tool_names(self) -> list[str]:
-        """The names of the offered tools, in order."""
-        names: list[str] = []
-        for tool in self.tools:
-            function = tool.get("function")
-            names.append(str(function["name"] if isinstance(function, Mapping) else tool["name"]))
-        return names
 
 
 def _with_ids(message: AIMessage, ids: Iterator[int]) -> AIMessage:
@@ -193,8 +169,7 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         rest = dict(kwargs)
         tools = rest.pop("tools", None)
         tool_choice = rest.pop("tool_choice", None)
-        # messages, tools, tool_choice, stop, kwargs: positional, as keywords cost a quarter more
-        return ChatRequest(
+        return new_request(
             messages, list(tools or ()), tool_choice, None if stop is None else list(stop), rest
         )
 
@@ -213,7 +188,11 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         Every call (invoke or stream) is cut here, before streaming, as a server that honours
         stop does: a stream then ends with its own last chunk, usage and tool calls included.
         """
-        reply = self._take(self._request(messages, stop, kwargs))
+        return self._answer(self._request(messages, stop, kwargs), stop)
+
+    def _answer(self, request: ChatRequest, stop: list[str] | None) -> AIMessage:
+        """`request` recorded and its reply, cut at `stop`, after the delay."""
+        reply = self._take(request)
         if stop:
             reply = cut_message(reply, stop)
         if self.delay:
@@ -224,7 +203,11 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
     ) -> AIMessage:
         """Async `_recorded_reply`."""
-        reply = await self._atake(self._request(messages, stop, kwargs))
+        return await self._aanswer(self._request(messages, stop, kwargs), stop)
+
+    async def _aanswer(self, request: ChatRequest, stop: list[str] | None) -> AIMessage:
+        """Async `_answer`."""
+        reply = await self._atake(request)
         if stop:
             reply = cut_message(reply, stop)
         if self.delay:
@@ -288,6 +271,10 @@ class _RecordingChatModel(SequentialBatchMixin, BaseChatModel):
         if not self._skips_result(kwargs):
             return await super()._aunwatched_reply(messages, stop, kwargs)
         return self._unwrapped(await self._arecorded_reply(messages, stop, kwargs), stop)
+
+    def _direct_call(self, kwargs: Mapping[str, Any]) -> BoundModelCall | None:
+        """A binding's calls, the request's parts split from the bound `kwargs` once."""
+        return direct_call(self, kwargs, RecordedCall)
 
     def _stream(
         self,

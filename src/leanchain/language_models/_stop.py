@@ -74,7 +74,12 @@ def stopped_metadata(metadata: Mapping[str, Any], marker: str) -> Mapping[str, A
 
 def cut_message(message: AIMessage, stop: Sequence[str]) -> AIMessage:
     """`message` with its text cut at the first stop marker (itself when there is none)."""
-    return _cut(message, stop)[0]
+    content = message.content
+    if isinstance(content, str):
+        found = first_stop(content, stop)
+        if found is not None:
+            return _cut_at(message, content, found)
+    return message
 
 
 def cut_result(result: ChatResult, stop: Sequence[str] | None) -> ChatResult:
@@ -85,9 +90,13 @@ def cut_result(result: ChatResult, stop: Sequence[str] | None) -> ChatResult:
     message = generation.message
     if not isinstance(message, AIMessage):
         return result
-    cut, marker = _cut(message, stop)
-    if marker is None:
+    content = message.content
+    if not isinstance(content, str):
         return result
+    found = first_stop(content, stop)
+    if found is None:
+        return result
+    cut, marker = _cut_at(message, content, found), found[1]
     info = generation.generation_info
     replaced = ChatGeneration(
         message=cut, generation_info=stopped_metadata(info, marker) if info else info
@@ -95,20 +104,14 @@ def cut_result(result: ChatResult, stop: Sequence[str] | None) -> ChatResult:
     return ChatResult(generations=[replaced, *result.generations[1:]], llm_output=result.llm_output)
 
 
-def _cut(message: AIMessage, stop: Sequence[str]) -> tuple[AIMessage, str | None]:
-    """`message` cut at the first stop marker, and the marker (``None``: nothing to cut)."""
-    content = message.content
-    if not isinstance(content, str):
-        return message, None
-    found = first_stop(content, stop)
-    if found is None:
-        return message, None
+def _cut_at(message: AIMessage, content: str, found: tuple[int, str]) -> AIMessage:
+    """`message`, whose text is `content`, cut where `first_stop` `found` a marker."""
     at, marker = found
     update: dict[str, Any] = {"content": content[:at]}
     metadata = stopped_metadata(message.response_metadata, marker)
     if metadata is not message.response_metadata:
         update["response_metadata"] = metadata
-    return message.model_copy(update=update), marker
+    return message.model_copy(update=update)
 
 
 class StopScanner:

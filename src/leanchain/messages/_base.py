@@ -35,6 +35,12 @@ _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _new = object.__new__
+_PRIVATE_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
+"""Each message class's private attribute names, as `BaseMessage._construct` first read them.
+
+Read once per class: an attribute read on a pydantic model class goes through its
+metaclass's ``__getattr__`` hook, which costs about as much as the rest of `_construct`.
+"""
 
 
 def get_msg_title_repr(title: str, *, bold: bool = False) -> str:
@@ -136,8 +142,12 @@ class BaseMessage(BaseModel):
         _set_dict(message, fields)
         _set_fields_set(message, set(fields))
         _set_extra(message, None)
-        if private is None and cls.__private_attributes__:
-            private = dict.fromkeys(cls.__private_attributes__)
+        if private is None:
+            names = _PRIVATE_NAMES.get(cls)
+            if names is None:
+                names = _PRIVATE_NAMES[cls] = tuple(cls.__private_attributes__)
+            if names:
+                private = dict.fromkeys(names)
         _set_private(message, private)
         return message
 

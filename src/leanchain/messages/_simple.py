@@ -39,6 +39,28 @@ class HumanMessage(BaseMessage):
     ) -> None:
         super().__init__(content, content_blocks=content_blocks, **kwargs)
 
+    @staticmethod
+    def _of_text(text: str) -> HumanMessage:
+        """``HumanMessage(text)`` as a formatted prompt builds it, for a `str` known to be one.
+
+        Internal API: what `build_message` gives (every field at its default and counted as
+        set), with the fields written out rather than read from the class on each call; a
+        text prompt becomes one on every model call.
+        """
+        return _construct_human(
+            {
+                "content": text,
+                "additional_kwargs": {},
+                "response_metadata": {},
+                "type": "human",
+                "name": None,
+                "id": None,
+            }
+        )
+
+
+_construct_human = HumanMessage._construct  # read once: a pydantic class's attribute read is slow
+
 
 class HumanMessageChunk(HumanMessage, BaseMessageChunk):
     """A piece of a streamed human message."""

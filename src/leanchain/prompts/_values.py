@@ -6,9 +6,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from leanchain.messages import BaseMessage, HumanMessage, get_buffer_string
-from leanchain.prompts._build import build_message
 
 __all__ = ["ChatPromptValue", "PromptValue", "StringPromptValue"]
+
+_human_message = HumanMessage._of_text  # read once: a pydantic class's attribute read is slow
 
 
 class PromptValue(ABC):
@@ -45,7 +46,7 @@ class StringPromptValue(PromptValue):
         """The text as a single human message."""
         text = self.text
         if type(text) is str:
-            return [build_message(HumanMessage, text)]
+            return [_human_message(text)]
         return [HumanMessage(content=text)]
 
     def __eq__(self, other: object) -> bool:

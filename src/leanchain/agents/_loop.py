@@ -89,6 +89,8 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
     `sync` (then it makes the sync calls itself), the effects; returns the `Finished` event."""
     run.begin(manager)
     hooks = run.executor.hooks
+    events = not run.quiet  # a quiet run's caller reads only its `Finished` event
+    timed = run.deadline_at is not None
     finish: AgentFinish | None = None
     paused: Interrupted | None = None
     if hooks.before_agent and not run.resumed:
@@ -96,13 +98,13 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
         if answer is not None:
             finish = yield from _ending(run, answer, sync)
     while finish is None and run.should_continue():
-        plan: Plan | StopRun | Interrupt
+        plan: Plan | StopRun
         if run.pending is not None:
             plan, run.pending = run.pending, None
         else:
-            request = run.request()
+            request: ModelRequest | None = None  # None: the run's next request, as it is
             if hooks.before_model:
-                rewritten = yield from _hooks.before_model(run, request, sync)
+                rewritten = yield from _hooks.before_model(run, run.request(), sync)
                 if not isinstance(rewritten, ModelRequest):
                     finish = yield from _ending(run, rewritten, sync)
                     break
@@ -111,7 +113,8 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
                 planned = _plan(run, request) if sync else (yield _plan, _aplan, (run, request))
             except OutputParserException as exc:
                 kept, answer = yield from _keep_error_step(run, exc, sync)
-                yield Stepped(kept, False)
+                if events:
+                    yield Stepped(kept, False)
                 if answer is not None:
                     finish = yield from _ending(run, answer, sync)
                 continue
@@ -119,21 +122,23 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
                 break
             plan = planned
             if hooks.after_model:
-                plan = yield from _hooks.after_model(run, planned, sync)
-            if isinstance(plan, Interrupt):
-                paused = Interrupted(plan, plan.plan or planned)  # type: ignore[arg-type]
-                break
-        if isinstance(plan, StopRun):
-            finish = yield from _ending(run, plan, sync)
+                after = yield from _hooks.after_model(run, planned, sync)
+                if isinstance(after, Interrupt):
+                    paused = Interrupted(after, after.plan or planned)  # type: ignore[arg-type]
+                    break
+                plan = after
+        if not isinstance(plan, list):
+            if isinstance(plan, StopRun):
+                finish = yield from _ending(run, plan, sync)
+            else:
+                finish = plan
             break
-        if isinstance(plan, AgentFinish):
-            finish = plan
-            break
-        if run.out_of_time():
+        if timed and run.out_of_time():
             break
         if run.manager is not None:
             yield from _announce(run, plan, sync)
-        yield Planned(plan)
+        if events:
+            yield Planned(plan)
         done = _run_tools(run, plan) if sync else (yield _run_tools, _arun_tools, (run, plan))
         if done is None:  # out of time
             break
@@ -141,7 +146,8 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
         if hooks.after_step:
             done, answer = yield from _hooks.after_step(run, done, sync)
         finish = run.record(done)
-        yield Stepped(done, finish is not None)
+        if events:
+            yield Stepped(done, finish is not None)
         if finish is None and answer is not None:
             finish = yield from _ending(run, answer, sync)
     if paused is not None:
@@ -177,16 +183,16 @@ def _keep_error_step(run: AgentRun, exc: OutputParserException, sync: bool) -> F
 # -- the effects that differ between sync and async ----------------------------------------
 
 
-def _plan(run: AgentRun, request: ModelRequest) -> Plan | None:
+def _plan(run: AgentRun, request: ModelRequest | None) -> Plan | None:
     """The planning call, waited for until the deadline (``None``: the time ran out)."""
-    deadline = run.deadline()
+    deadline = run.deadline_at
     if deadline is None:
         return run.plan(request)
     in_time, planned = call_within(partial(run.plan, request), deadline)
     return planned if in_time else None
 
 
-async def _aplan(run: AgentRun, request: ModelRequest) -> Plan | None:
+async def _aplan(run: AgentRun, request: ModelRequest | None) -> Plan | None:
     """The planning call, cancelled at the deadline (``None``: the time ran out)."""
     in_time, planned = await _limited(run.aplan(request), run.remaining())
     return planned if in_time else None
@@ -194,8 +200,12 @@ async def _aplan(run: AgentRun, request: ModelRequest) -> Plan | None:
 
 def _run_tools(run: AgentRun, plan: list[AgentAction]) -> list[AgentStep] | None:
     """The step's tool calls, waited for until the deadline (``None``: the time ran out)."""
+    # Calls that nothing wraps or times and that would run one after another anyway are
+    # made in place.
+    if run.tools_in_place and (len(plan) <= 1 or run.executor.max_tool_concurrency == 1):
+        return run.act(plan)
     calls = [run.tool_call(request) for request in run.tool_requests(plan)]
-    return run_calls(calls, run.executor.max_tool_concurrency, run.deadline())
+    return run_calls(calls, run.executor.max_tool_concurrency, run.deadline_at)
 
 
 async def _arun_tools(run: AgentRun, plan: list[AgentAction]) -> list[AgentStep] | None:

@@ -180,14 +180,18 @@ def _durability(run: AgentRun) -> Durability | None:
     return durable if isinstance(durable, Durability) else None
 
 
-def run_events(run: AgentRun) -> Iterator[Event]:
+def run_events(run: AgentRun, *, quiet: bool = False) -> Iterator[Event]:
     """The sync loop's events, with the run saved as it goes (see the module docstring).
+
+    `quiet`: the caller reads only the `Finished` event (`invoke`); an unsaved run then
+    makes no other event.
 
     Raises:
         AgentConfigurationError: a checkpointer but no thread id in the config.
     """
     durable = _durability(run)
     if durable is None:
+        run.quiet = quiet
         return steps(run)
     return _saving(run, durable)
 
@@ -207,10 +211,11 @@ def _saving(run: AgentRun, durable: Durability) -> Iterator[Event]:
         yield event
 
 
-def arun_events(run: AgentRun) -> AsyncIterator[Event]:
+def arun_events(run: AgentRun, *, quiet: bool = False) -> AsyncIterator[Event]:
     """Async `run_events`."""
     durable = _durability(run)
     if durable is None:
+        run.quiet = quiet
         return asteps(run)
     return _asaving(run, durable)
 

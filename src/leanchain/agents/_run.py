@@ -28,7 +28,13 @@ from leanchain.agents.middleware._base import (
     StopRun,
     ToolCallRequest,
 )
-from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep, ToolAgentAction
+from leanchain.agents.schema import (
+    AgentAction,
+    AgentFinish,
+    AgentStep,
+    ToolAgentAction,
+    agent_step,
+)
 from leanchain.callbacks import adispatch_custom_event, dispatch_custom_event
 from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.errors import OutputParserException
@@ -39,6 +45,7 @@ from leanchain.runnables.config import RunnableConfig, strip_run_keys
 if TYPE_CHECKING:
     from leanchain.agents.executor import AgentExecutor
     from leanchain.agents.middleware._base import AgentMiddleware
+    from leanchain.tools import BaseTool
 
 __all__ = ["INVALID_TOOL_NAME", "PARSE_ERROR_MESSAGE", "AgentRun"]
 
@@ -52,6 +59,7 @@ INVALID_TOOL_NAME = "invalid_tool"
 _INVALID_TOOL_DESCRIPTION = "Called when tool name is invalid. Suggests valid tool names."
 
 _NOTHING: Any = object()
+_new_list = list.__new__
 
 Request = TypeVar("Request")
 Out = TypeVar("Out")
@@ -65,17 +73,21 @@ def _add(total: Any, chunk: Any) -> Any:
 
 
 def _as_plan(output: Any) -> Plan:
-    if isinstance(output, AgentFinish):
-        return output
-    if isinstance(output, AgentAction):
-        return [output]
-    if isinstance(output, list):
-        for action in output:
-            if not isinstance(action, AgentAction):
-                break
-        else:
+    if type(output) is not list:  # the usual plan is a plain list
+        if isinstance(output, AgentFinish):
             return output
-    raise TypeError(
+        if isinstance(output, AgentAction):
+            return [output]
+        if not isinstance(output, list):
+            raise _not_a_plan(output)
+    for action in output:
+        if not isinstance(action, AgentAction):
+            raise _not_a_plan(output)
+    return output
+
+
+def _not_a_plan(output: Any) -> TypeError:
+    return TypeError(
         "The agent must return an AgentAction, a list of AgentActions or an AgentFinish, "
         f"got {type(output).__name__}: {output!r}"
     )
@@ -153,6 +165,7 @@ class AgentRun:
         "_tool_handler",
         "checkpoint",
         "config",
+        "deadline_at",
         "elapsed_before",
         "executor",
         "inputs",
@@ -161,11 +174,13 @@ class AgentRun:
         "manager",
         "output_extras",
         "pending",
+        "quiet",
         "resumed",
         "scratchpad_memo",
         "start",
         "state",
         "steps",
+        "tools_in_place",
         "warn_on_stop",
     )
 
@@ -193,17 +208,26 @@ class AgentRun:
         self.checkpoint: Any = None
         self.warn_on_stop = warn_on_stop
         self.scratchpad_memo: dict[Any, Any] = {}
+        self.deadline_at: float | None = None
+        self.quiet = False
+        self.tools_in_place = False
+        # The middleware's wrappers around the calls (the outermost); ``None`` where none
+        # wraps them, and the calls are made directly (`_plan_call`, `_run_tool`).
+        self._model_handler: Callable[[ModelRequest], Plan] | None = None
+        self._amodel_handler: Callable[[ModelRequest], Awaitable[Plan]] | None = None
+        self._tool_handler: Callable[[ToolCallRequest], AgentStep] | None = None
+        self._atool_handler: Callable[[ToolCallRequest], Awaitable[AgentStep]] | None = None
         hooks = executor.hooks
-        self._model_handler: Callable[[ModelRequest], Plan] = self._plan_call
-        self._amodel_handler: Callable[[ModelRequest], Awaitable[Plan]] = self._aplan_call
-        self._tool_handler: Callable[[ToolCallRequest], AgentStep] = self._run_tool
-        self._atool_handler: Callable[[ToolCallRequest], Awaitable[AgentStep]] = self._arun_tool
-        for m in reversed(hooks.wrap_model_call):
-            self._model_handler = _wrapped(m.wrap_model_call, self, self._model_handler)
-            self._amodel_handler = _wrapped(m.awrap_model_call, self, self._amodel_handler)
-        for m in reversed(hooks.wrap_tool_call):
-            self._tool_handler = _wrapped(m.wrap_tool_call, self, self._tool_handler)
-            self._atool_handler = _wrapped(m.awrap_tool_call, self, self._atool_handler)
+        if hooks.wrap_model_call:
+            self._model_handler, self._amodel_handler = self._plan_call, self._aplan_call
+            for m in reversed(hooks.wrap_model_call):
+                self._model_handler = _wrapped(m.wrap_model_call, self, self._model_handler)
+                self._amodel_handler = _wrapped(m.awrap_model_call, self, self._amodel_handler)
+        if hooks.wrap_tool_call:
+            self._tool_handler, self._atool_handler = self._run_tool, self._arun_tool
+            for m in reversed(hooks.wrap_tool_call):
+                self._tool_handler = _wrapped(m.wrap_tool_call, self, self._tool_handler)
+                self._atool_handler = _wrapped(m.awrap_tool_call, self, self._atool_handler)
 
     # -- start and end ----------------------------------------------------------------------
 
@@ -214,6 +238,10 @@ class AgentRun:
         # whole config (leanchain: LangChain hands them the callbacks only).
         self.config = manager.child_config(self.config) if manager else strip_run_keys(self.config)
         self.start = time.monotonic()
+        limit = self.executor.max_execution_time
+        self.deadline_at = None if limit is None else self.start + limit - self.elapsed_before
+        # With no tool wrapper and no time limit a step's calls are made in place (`act`).
+        self.tools_in_place = self.deadline_at is None and not self.executor.hooks.wrap_tool_call
 
     def outputs(self, finish: AgentFinish) -> dict[str, Any]:
         """The run's outputs for `finish` (the callbacks are told by the caller)."""
@@ -252,15 +280,16 @@ class AgentRun:
 
     def should_continue(self) -> bool:
         """Whether the iteration and time limits allow another iteration."""
-        ex = self.executor
-        if ex.max_iterations is not None and self.iterations >= ex.max_iterations:
+        limit = self.executor.max_iterations
+        if limit is not None and self.iterations >= limit:
             return False
-        return ex.max_execution_time is None or self.time_elapsed < ex.max_execution_time
+        # No deadline: no time limit (`begin` fixed it).
+        return self.deadline_at is None or self.time_elapsed < self.executor.max_execution_time
 
     def deadline(self) -> float | None:
-        """The `time.monotonic` instant at which the time limit strikes."""
-        limit = self.executor.max_execution_time
-        return None if limit is None else self.start + limit - self.elapsed_before
+        """The `time.monotonic` instant at which the time limit strikes (`deadline_at`, fixed
+        when the run begins)."""
+        return self.deadline_at
 
     def remaining(self) -> float | None:
         """Seconds left before the time limit strikes."""
@@ -269,7 +298,7 @@ class AgentRun:
 
     def out_of_time(self) -> bool:
         """Whether the time limit has struck (no tool call may start then)."""
-        deadline = self.deadline()
+        deadline = self.deadline_at
         return deadline is not None and time.monotonic() >= deadline
 
     def _stop_warning(self) -> None:
@@ -307,14 +336,14 @@ class AgentRun:
     def final_answer(self) -> AgentFinish:
         """One more model call for a final answer (through the middleware's model wrappers)."""
         request = ModelRequest(self._final_answer_input(), self.executor.tools, final=True)
-        plan = self._model_handler(request)
+        plan = (self._model_handler or self._plan_call)(request)
         assert isinstance(plan, AgentFinish)
         return plan
 
     async def afinal_answer(self) -> AgentFinish:
         """Async `final_answer`."""
         request = ModelRequest(self._final_answer_input(), self.executor.tools, final=True)
-        plan = await self._amodel_handler(request)
+        plan = await (self._amodel_handler or self._aplan_call)(request)
         assert isinstance(plan, AgentFinish)
         return plan
 
@@ -346,24 +375,44 @@ class AgentRun:
         else:
             seen = trim(self.steps[:])
         # A list with the run's memo: the agent's formatter writes only the new steps.
-        return {**self.inputs, "intermediate_steps": RunSteps(seen, self.scratchpad_memo)}
+        # (`RunSteps(seen, memo)`, made without its __init__ and the super() call in it.)
+        steps = _new_list(RunSteps)
+        steps += seen
+        steps.memo = self.scratchpad_memo
+        inputs = {**self.inputs}
+        inputs["intermediate_steps"] = steps
+        return inputs
 
     def request(self) -> ModelRequest:
         """The next planning call's request: the agent's input and all the executor's tools."""
         return ModelRequest(self.agent_input(), self.executor.tools)
 
-    def plan(self, request: ModelRequest) -> Plan:
-        """Ask the agent what to do next (through the middleware's model wrappers)."""
+    def plan(self, request: ModelRequest | None = None) -> Plan:
+        """Ask the agent what to do next (through the middleware's model wrappers).
+
+        `request` ``None`` is the run's next request (`request`): with no model wrapper to
+        hand it to, the agent is called with its input at once, which is the same call.
+        """
         try:
-            return self._model_handler(request)
+            handler = self._model_handler
+            if handler is not None:
+                return handler(self.request() if request is None else request)
+            if request is None:
+                return self._ask(self.executor.agent, self.agent_input())
+            return self._plan_call(request)
         except Exception as exc:
             self._planning_failed(exc)
             raise
 
-    async def aplan(self, request: ModelRequest) -> Plan:
+    async def aplan(self, request: ModelRequest | None = None) -> Plan:
         """Async `plan`."""
         try:
-            return await self._amodel_handler(request)
+            handler = self._amodel_handler
+            if handler is not None:
+                return await handler(self.request() if request is None else request)
+            if request is None:
+                return await self._aask(self.executor.agent, self.agent_input())
+            return await self._aplan_call(request)
         except Exception as exc:
             self._planning_failed(exc)
             raise
@@ -373,31 +422,37 @@ class AgentRun:
         return ex.agent if request.tools == ex.tools else ex.agent_for(request.tools)
 
     def _plan_call(self, request: ModelRequest) -> Plan:
-        """The planning call itself.
-
-        The agent is streamed when someone listens, so that model tokens reach the callbacks
-        while the model answers; with no handler the chunks would serve no one, and invoking
-        gives the same decision for a fraction of the cost.
-        """
+        """The planning call itself (the innermost model handler)."""
         if request.final:
             return self._final_call(request)
-        agent, config = self._agent_for(request), self.config
-        if not self.executor.stream_runnable or self.manager is None:
-            return _as_plan(agent.invoke(request.inputs, config))
-        total: Any = _NOTHING
-        for chunk in agent.stream(request.inputs, config):
-            total = chunk if total is _NOTHING else _add(total, chunk)
-        return _as_plan(None if total is _NOTHING else total)
+        return self._ask(self._agent_for(request), request.inputs)
 
     async def _aplan_call(self, request: ModelRequest) -> Plan:
         """Async `_plan_call`."""
         if request.final:
             return await self._afinal_call(request)
-        agent, config = self._agent_for(request), self.config
+        return await self._aask(self._agent_for(request), request.inputs)
+
+    def _ask(self, agent: Runnable[Any, Any], inputs: dict[str, Any]) -> Plan:
+        """`agent`'s decision on `inputs`.
+
+        The agent is streamed when someone listens, so that model tokens reach the callbacks
+        while the model answers; with no handler the chunks would serve no one, and invoking
+        gives the same decision for a fraction of the cost.
+        """
         if not self.executor.stream_runnable or self.manager is None:
-            return _as_plan(await agent.ainvoke(request.inputs, config))
+            return _as_plan(agent.invoke(inputs, self.config))
         total: Any = _NOTHING
-        async for chunk in agent.astream(request.inputs, config):
+        for chunk in agent.stream(inputs, self.config):
+            total = chunk if total is _NOTHING else _add(total, chunk)
+        return _as_plan(None if total is _NOTHING else total)
+
+    async def _aask(self, agent: Runnable[Any, Any], inputs: dict[str, Any]) -> Plan:
+        """Async `_ask`."""
+        if not self.executor.stream_runnable or self.manager is None:
+            return _as_plan(await agent.ainvoke(inputs, self.config))
+        total: Any = _NOTHING
+        async for chunk in agent.astream(inputs, self.config):
             total = chunk if total is _NOTHING else _add(total, chunk)
         return _as_plan(None if total is _NOTHING else total)
 
@@ -463,40 +518,57 @@ class AgentRun:
             for i, action in enumerate(actions)
         ]
 
+    def act(self, actions: list[AgentAction]) -> list[AgentStep]:
+        """Run the step's tools in place, one after another: what the calls of `tool_call`
+        do for their requests when no middleware wraps them (each a step, or its error
+        handled or raised with a note)."""
+        tools, steps = self.executor.tools_by_name, []
+        for action in actions:
+            try:
+                steps.append(self._run_action(action, tools.get(action.tool)))
+            except Exception as exc:
+                steps.append(self._tool_error(action, self.iterations + 1, exc))
+        return steps
+
     def tool_call(self, request: ToolCallRequest) -> Callable[[], AgentStep]:
         """The call that runs `request` (through the middleware) and returns its step."""
+        handler = self._tool_handler or self._run_tool
 
         def call() -> AgentStep:
             try:
-                return self._tool_handler(request)
+                return handler(request)
             except Exception as exc:
-                return self._tool_error(request, exc)
+                return self._tool_error(request.action, request.iteration, exc)
 
         return call
 
     def atool_call(self, request: ToolCallRequest) -> Callable[[], Awaitable[AgentStep]]:
         """Async `tool_call`."""
+        handler = self._atool_handler or self._arun_tool
 
         async def call() -> AgentStep:
             try:
-                return await self._atool_handler(request)
+                return await handler(request)
             except Exception as exc:
-                return self._tool_error(request, exc)
+                return self._tool_error(request.action, request.iteration, exc)
 
         return call
 
-    def _tool_error(self, request: ToolCallRequest, exc: Exception) -> AgentStep:
+    def _tool_error(self, action: AgentAction, iteration: int, exc: Exception) -> AgentStep:
         """A tool's exception as the step's observation, or raised with a note."""
-        handler, action = self.executor.handle_tool_errors, request.action
+        handler = self.executor.handle_tool_errors
         if handler is False:
             call_id = getattr(action, "tool_call_id", None)
-            note(exc, _tool_failed(action.tool, call_id, request.iteration))
+            note(exc, _tool_failed(action.tool, call_id, iteration))
             raise exc
         return AgentStep(action, _handled_observation(exc, handler))
 
     def _run_tool(self, request: ToolCallRequest) -> AgentStep:
         """Run the tool of `request` (the innermost handler: its errors are raised)."""
-        action, tool = request.action, request.tool
+        return self._run_action(request.action, request.tool)
+
+    def _run_action(self, action: AgentAction, tool: BaseTool | None) -> AgentStep:
+        """Run `tool` for `action` (``None``: the invalid-tool observation); errors raised."""
         if tool is None:
             observation = self.executor.invalid_tool_observation(action.tool)
             if self.manager is not None:
@@ -509,7 +581,7 @@ class AgentRun:
         observation = tool.run(
             action.tool_input, config=self.config, tool_call_id=call_id, as_message=False
         )
-        return AgentStep(action, observation)
+        return agent_step(action, observation)
 
     async def _arun_tool(self, request: ToolCallRequest) -> AgentStep:
         """Async `_run_tool`."""
@@ -526,7 +598,7 @@ class AgentRun:
         observation = await tool.arun(
             action.tool_input, config=self.config, tool_call_id=call_id, as_message=False
         )
-        return AgentStep(action, observation)
+        return agent_step(action, observation)
 
     def record(self, steps: list[AgentStep]) -> AgentFinish | None:
         """Keep the iteration's steps; the finish when one of them is a return_direct tool's."""

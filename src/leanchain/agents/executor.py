@@ -347,7 +347,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         """Run the agent to the end; the inputs merged with the outputs."""
         run = self._new_run(input, config)
         # Running through the events runs the loop; only the last one (its end) is kept.
-        last = deque(run_events(run), maxlen=1)[0]
+        last = deque(run_events(run, quiet=True), maxlen=1)[0]
         return _result(run, last)
 
     async def ainvoke(
@@ -359,7 +359,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         """Async `invoke`: tool calls run as tasks and the time limit cancels a hung step."""
         run = self._new_run(input, config)
         last: Event | None = None
-        async for event in arun_events(run):
+        async for event in arun_events(run, quiet=True):
             last = event
         return _result(run, last)
 

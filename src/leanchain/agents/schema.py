@@ -136,3 +136,17 @@ class AgentStep:
         if isinstance(action, ToolAgentAction) and action.tool_call_id is not None:
             return [ToolMessage(content=text, tool_call_id=action.tool_call_id, name=action.tool)]
         return [HumanMessage(content=text)]
+
+
+_new = object.__new__
+
+
+def agent_step(action: AgentAction, observation: Any) -> AgentStep:
+    """``AgentStep(action, observation)`` in half the time: the frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``; here they are written to the
+    new object's ``__dict__`` (a test keeps this equal to the constructor)."""
+    step = _new(AgentStep)
+    fields = step.__dict__
+    fields["action"] = action
+    fields["observation"] = observation
+    return step

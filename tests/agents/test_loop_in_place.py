@@ -1,0 +1,84 @@
+"""The loop's in-place calls (no middleware wraps, no time limit, no handler) give exactly
+what the wrapped path gives: same outputs, steps, errors and notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from leanchain.agents import AgentAction, AgentExecutor, AgentFinish, AgentStep
+from leanchain.agents.middleware import AgentMiddleware
+from leanchain.agents.schema import agent_step
+from leanchain.runnables import RunnableLambda
+from leanchain.tools import tool
+
+
+@given(st.text(), st.one_of(st.none(), st.integers(), st.text()))
+def test_agent_step_equals_the_constructor(name: str, observation: Any) -> None:
+    action = AgentAction(name, {"x": 1}, "log")
+    quick, built = agent_step(action, observation), AgentStep(action, observation)
+    assert quick == built
+    assert type(quick) is AgentStep
+    assert vars(quick) == vars(built)
+
+
+class PassThrough(AgentMiddleware):
+    def wrap_tool_call(self, run: Any, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    def wrap_model_call(self, run: Any, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+
+@tool
+def fail(text: str) -> str:
+    """Always fails."""
+    raise ValueError(f"bad {text}")
+
+
+@tool
+def echo(text: str) -> str:
+    """Echo."""
+    return text
+
+
+def _executor(middleware: list[AgentMiddleware], **kwargs: Any) -> AgentExecutor:
+    plans: list[Any] = [
+        [AgentAction("echo", {"text": "a"}, ""), AgentAction("nope", "x", "")],
+        [AgentAction("fail", {"text": "b"}, "")],
+        AgentFinish({"output": "done"}, ""),
+    ]
+    # The plan for the number of steps so far: two calls, one failing call, the answer.
+    by_steps = dict(zip([0, 2, 3], plans, strict=True))
+    agent = RunnableLambda(lambda inputs: by_steps[len(inputs["intermediate_steps"])])
+    return AgentExecutor(
+        agent=agent,
+        tools=[echo, fail],
+        middleware=middleware,
+        return_intermediate_steps=True,
+        max_tool_concurrency=1,
+        **kwargs,
+    )
+
+
+@pytest.mark.parametrize("handle", [True, "oops"])
+def test_in_place_equals_wrapped(handle: Any) -> None:
+    quick = _executor([], handle_tool_errors=handle).invoke({"input": "q"})
+    wrapped = _executor([PassThrough()], handle_tool_errors=handle).invoke({"input": "q"})
+    assert quick == wrapped
+    assert [o for _, o in quick["intermediate_steps"]][:2] == [
+        "a",
+        "nope is not a valid tool, try one of [echo, fail].",
+    ]
+
+
+def test_in_place_error_note_equals_wrapped() -> None:
+    notes = []
+    for middleware in ([], [PassThrough()]):
+        with pytest.raises(ValueError, match="bad b") as info:
+            _executor(middleware).invoke({"input": "q"})
+        notes.append(info.value.__notes__)
+    assert notes[0] == notes[1] == ["AgentExecutor iteration 2: tool 'fail' failed."]

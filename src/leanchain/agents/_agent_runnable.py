@@ -137,7 +137,8 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         config = ensure_config(config)
         if kwargs or config.get("callbacks") or type(input) is not dict:
             return super().invoke(input, config, **kwargs)
-        config = strip_run_keys(config)
+        if "run_name" in config or "run_id" in config:  # (a call less when neither is set)
+            config = strip_run_keys(config)
         token = set_config_context(config)
         try:
             reply = self.llm_step.invoke(self._prompt_value(input, config), config)
@@ -153,7 +154,8 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         config = ensure_config(config)
         if kwargs or config.get("callbacks") or type(input) is not dict:
             return await super().ainvoke(input, config, **kwargs)
-        config = strip_run_keys(config)
+        if "run_name" in config or "run_id" in config:  # (a call less when neither is set)
+            config = strip_run_keys(config)
         token = set_config_context(config)
         try:
             prompt_value = self._prompt_value(input, config)

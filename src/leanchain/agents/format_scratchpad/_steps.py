@@ -76,8 +76,9 @@ def fold(
                     seen.append(pair)
                 return state  # type: ignore[no-any-return]
     state = start()
-    for action, observation in pairs(steps):
-        add(state, action, observation)
+    if steps:  # (an executor's first call has none: no generator for them)
+        for action, observation in pairs(steps):
+            add(state, action, observation)
     if isinstance(steps, RunSteps):
         steps.memo[key] = (list(steps), state)
     return state

@@ -12,8 +12,7 @@ tool-calling agent. Two things keep it cheap without changing what it returns:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from leanchain.agents.format_scratchpad._steps import Steps, fold
 from leanchain.agents.schema import AgentAction, ToolAgentAction, observation_text
@@ -22,25 +21,37 @@ from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 __all__ = ["format_to_openai_tool_messages", "format_to_tool_messages"]
 
 
-@cache
-def _tool_message_defaults() -> dict[str, Any]:
-    """Every `ToolMessage` field at its default, in field order."""
-    return {name: info.default for name, info in ToolMessage.model_fields.items()}
+_DEFAULTS: Final = {name: info.default for name, info in ToolMessage.model_fields.items()}
+"""Every `ToolMessage` field at its default, in field order (what `_construct` expects)."""
+
+_construct: Final = ToolMessage._construct
+"""Read once: an attribute of a pydantic model class goes through its metaclass (~1k
+instructions a read), and one is built per step."""
 
 
-def _tool_message(content: str, call_id: Any, name: Any) -> ToolMessage:
-    """``ToolMessage(content, tool_call_id=..., name=..., additional_kwargs={"name": name})``."""
+def _tool_message(observation: Any, call_id: Any, name: Any) -> ToolMessage:
+    """``ToolMessage(observation_text(observation), tool_call_id=..., name=...,
+    additional_kwargs={"name": name})``."""
+    # ASCII text is its own observation text (`readable`); anything else is written by it.
+    if type(observation) is str and observation.isascii():
+        content = observation
+    else:
+        content = observation_text(observation)
     if type(call_id) is not str or type(name) is not str:
         return ToolMessage(
             content=content, tool_call_id=call_id, name=name, additional_kwargs={"name": name}
         )
-    fields = _tool_message_defaults().copy()
-    fields["content"] = content
-    fields["additional_kwargs"] = {"name": name}
-    fields["response_metadata"] = {}
-    fields["name"] = name
-    fields["tool_call_id"] = call_id
-    return ToolMessage._construct(fields)
+    # (Unpacking keeps the defaults' key order; the given keys replace theirs in place.)
+    return _construct(
+        {
+            **_DEFAULTS,
+            "content": content,
+            "additional_kwargs": {"name": name},
+            "response_metadata": {},
+            "name": name,
+            "tool_call_id": call_id,
+        }
+    )
 
 
 def _signature(message: BaseMessage) -> Any:
@@ -99,8 +110,7 @@ class _Turns:
             self.unanswered = unanswered
             self.messages.extend(said)
         self.unanswered[call_id] = self.unanswered.get(call_id, 0) - 1
-        text = observation_text(observation)
-        self.messages.append(_tool_message(text, call_id, action.tool))
+        self.messages.append(_tool_message(observation, call_id, action.tool))
 
 
 def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:

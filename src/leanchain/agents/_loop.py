@@ -1,14 +1,15 @@
 """The agent loop, written once: plan, run the tools, record the steps, until a finish or a limit.
 
 `_flow` is the control flow, once for sync and async: a generator that yields the loop's
-events (`Planned`, `Stepped`, `Interrupted` when a middleware paused the run) and returns the
-`Finished` one. Every call that may block (the planning call, the tool calls, the middleware
-hooks, a final answer) is made in place when the flow runs sync; async, it yields an
-`Effect` instead (the sync function, its async twin, the arguments), which `asteps` awaits,
-sending the result back (or throwing the exception in, where the flow asked for it). `steps`
-passes the sync flow's events on. Everything the flow decides on is in `AgentRun`; the
-middleware hooks are called through `_hooks`, only where the executor's hook table has
-users. `invoke`, `stream`, `iter` and their async twins are views of these events.
+events (`Planned`, `Stepped`, `Interrupted` when a middleware paused the run) and the
+`Finished` one last. Every call that may block (the planning call, the tool calls, the
+middleware hooks, a final answer) is made in place when the flow runs sync; async, it yields
+an `Effect` instead (the sync function, its async twin, the arguments), which `asteps`
+awaits, sending the result back (or throwing the exception in, where the flow asked for it).
+`steps` is the sync flow's events (under the executor's run manager when there are
+callbacks). Everything the flow decides on is in `AgentRun`; the middleware hooks are called
+through `_hooks`, only where the executor's hook table has users. `invoke`, `stream`, `iter`
+and their async twins are views of these events.
 
 Time limits: the sync loop waits for a planning call only until the deadline (`call_within`)
 and the async loop cancels it; no tool call starts once the time is up.
@@ -86,7 +87,10 @@ def _ending(run: AgentRun, answer: AgentFinish | StopRun, sync: bool) -> Flow:
 
 def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
     """The loop under the executor's run `manager` (or none): yields the events and, unless
-    `sync` (then it makes the sync calls itself), the effects; returns the `Finished` event."""
+    `sync` (then it makes the sync calls itself), the effects; the `Finished` event last.
+
+    (Yielded, not returned: a run with no manager has nothing to add, and `steps` hands
+    this generator out as it is, a generator layer less per event.)"""
     run.begin(manager)
     hooks = run.executor.hooks
     events = not run.quiet  # a quiet run's caller reads only its `Finished` event
@@ -152,12 +156,13 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
             finish = yield from _ending(run, answer, sync)
     if paused is not None:
         yield paused
-        return Finished(None, run.pause(paused.actions, paused.interrupt))
+        yield Finished(None, run.pause(paused.actions, paused.interrupt))
+        return
     if finish is None:
         finish = run.stop() if sync else (yield run.stop, run.astop, ())
     if hooks.after_agent:
         finish = yield from _hooks.after_agent(run, finish, sync)
-    return Finished(finish, run.outputs(finish))
+    yield Finished(finish, run.outputs(finish))
 
 
 def _announce(run: AgentRun, actions: list[AgentAction], sync: bool) -> Flow:
@@ -234,12 +239,8 @@ async def _limited(work: Coroutine[Any, Any, T], remaining: float | None) -> tup
 
 
 def _next(flow: Flow, sent: Any, error: BaseException | None = None) -> Any:
-    """The flow's next event or effect after `sent` (or `error` thrown in); at its end, the
-    `Finished` event it returns."""
-    try:
-        return flow.send(sent) if error is None else flow.throw(error)
-    except StopIteration as end:
-        return end.value
+    """The flow's next event or effect after `sent` (or `error` thrown in)."""
+    return flow.send(sent) if error is None else flow.throw(error)
 
 
 async def _acalled(flow: Flow, effect: Effect) -> Any:
@@ -260,32 +261,43 @@ def _stopped(manager: RunManager, run: AgentRun, exc: BaseException) -> Effect:
 
 
 def steps(run: AgentRun) -> Iterator[Event]:
-    """The sync loop: the flow makes its calls itself, and only its events come out."""
+    """The sync loop: the flow makes its calls itself, and only its events come out.
+
+    With no callbacks the flow's own generator is the loop (nothing to tell at its end).
+    """
     hooks = run.executor.hooks
     if hooks.any:
         hooks.check_sync()
+    if not run.config.get("callbacks"):
+        return _flow(run, None, sync=True)
+    return _managed_steps(run)
+
+
+def _managed_steps(run: AgentRun) -> Iterator[Event]:
+    """`steps` under the executor's run manager, told of the run's end or failure."""
     # An "agent" run sends chain events; the run_type keyword tells handlers its kind from
     # the start (an OpenTelemetry handler names its span "invoke_agent ...").
-    manager = (
-        start_run(run.config, "agent", run.executor.get_name(), run.inputs, run_type="agent")
-        if run.config.get("callbacks")
-        else None
-    )
+    manager = start_run(run.config, "agent", run.executor.get_name(), run.inputs, run_type="agent")
+    flow = _flow(run, manager, sync=True)
     try:
-        finished: Finished = yield from _flow(run, manager, sync=True)
+        event = next(flow)
+        while type(event) is not Finished:
+            yield event
+            event = next(flow)
     except BaseException as exc:  # GeneratorExit too: closed early by its consumer
+        flow.close()
         if manager:
             tell = _stopped(manager, run, exc)
             tell[0](*tell[2])
         raise
     # The run ends after its last event is out: a view streams the outputs first.
     try:
-        yield finished
+        yield event
     finally:
         if manager:
-            if finished.finish is not None:
-                manager.emit("on_agent_finish", finished.finish)
-            manager.on_end({**run.inputs, **finished.outputs})
+            if event.finish is not None:
+                manager.emit("on_agent_finish", event.finish)
+            manager.on_end({**run.inputs, **event.outputs})
 
 
 async def asteps(run: AgentRun) -> AsyncIterator[Event]:

@@ -176,6 +176,9 @@ class Durability:
 def _durability(run: AgentRun) -> Durability | None:
     durable = run.checkpoint
     if durable is None:
+        executor = run.executor
+        if executor.checkpointer is None and not executor.hooks.after_model:
+            return None  # what `of_new_run` finds, without the call (every plain run)
         durable = run.checkpoint = Durability.of_new_run(run)
     return durable if isinstance(durable, Durability) else None
 

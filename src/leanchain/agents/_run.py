@@ -577,7 +577,8 @@ class AgentRun:
                 if run is not None:
                     run.on_end(observation)
             return AgentStep(action, observation)
-        call_id = getattr(action, "tool_call_id", None)
+        # A plain action has no call id (`getattr` would raise and catch an AttributeError).
+        call_id = None if type(action) is AgentAction else getattr(action, "tool_call_id", None)
         observation = tool.run(
             action.tool_input, config=self.config, tool_call_id=call_id, as_message=False
         )

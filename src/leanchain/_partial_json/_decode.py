@@ -14,6 +14,7 @@ from typing import Any, Final
 __all__ = [
     "DECODERS",
     "MAX_DEPTH",
+    "SCAN_LENIENT",
     "TOO_DEEP",
     "loads_piece",
     "parse_complete_json",
@@ -53,9 +54,16 @@ def _reader(decoder: json.JSONDecoder) -> Callable[[str], Any]:
     return read
 
 
+_LENIENT: Final = json.JSONDecoder(strict=False)
+
+SCAN_LENIENT: Final[Callable[[str, int], tuple[Any, int]]] = _LENIENT.scan_once  # type: ignore[attr-defined]
+"""The scanner behind ``DECODERS[False]``: ``(value, end)`` of the JSON value at an index, for a
+caller that knows where a value starts and checks what follows it (it raises ``StopIteration``,
+``JSONDecodeError``, ``RecursionError`` or ``ValueError`` on text that is not one)."""
+
 # json.loads builds a new decoder per call when given strict=; these are built once.
 DECODERS: Final[dict[bool, Callable[[str], Any]]] = {
-    False: _reader(json.JSONDecoder(strict=False)),
+    False: _reader(_LENIENT),
     True: _reader(json.JSONDecoder()),
 }
 """``strict`` -> the decoder's ``decode`` (`_reader`): ``json.loads(text, strict=strict)``

@@ -11,7 +11,13 @@ from __future__ import annotations
 import logging
 from typing import Any, Final
 
-from leanchain._partial_json import parse_complete_json, parse_json_markdown
+from leanchain._partial_json import (
+    JSON_STARTS,
+    MARKDOWN_STRIP,
+    parse_complete_json,
+    parse_json_markdown,
+)
+from leanchain._partial_json._decode import SCAN_LENIENT
 from leanchain.agents.output_parsers.base import AgentOutputParser, agent_action, agent_finish
 from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import OutputParserException
@@ -19,6 +25,38 @@ from leanchain.errors import OutputParserException
 __all__ = ["JSONAgentOutputParser", "parse_json_agent_output"]
 
 logger = logging.getLogger(__name__)
+
+
+_WHOLE_FIRST: Final = JSON_STARTS | frozenset(MARKDOWN_STRIP)
+"""First characters for which `parse_json_markdown` may read the whole text before a fence."""
+_NOT_FENCED: Final = object()
+_INPUT_TYPES: Final = (str, dict)  # a tuple: isinstance reads it faster than ``str | dict``
+
+
+def _fenced(text: str) -> Any:
+    """The JSON value of the usual fenced reply, read in one scan; else `_NOT_FENCED`.
+
+    ``parse_json_markdown(text, parser=parse_complete_json)`` strips the text, slices its first
+    fence's content out, strips that and decodes it. For a reply whose first fence opens at
+    its start or after prose (no whole-text attempt, or one that reads the same value), whose
+    fence holds one JSON value on its first line or the next and is closed right after it
+    (a newline at most between), the scanner read in place at the value's start gives exactly
+    that value. Any other reply, or one the scanner refuses, goes the general way, so errors
+    and the cases between are its own.
+    """
+    fence = text.find("```")
+    if fence != 0 and (fence < 0 or text[0] in _WHOLE_FIRST):
+        return _NOT_FENCED
+    start = fence + 7 if text.startswith("json", fence + 3) else fence + 3
+    at = start + 1 if text.startswith("\n", start) else start
+    try:
+        value, end = SCAN_LENIENT(text, at)
+    except Exception:  # not one JSON value there: the general way says why
+        return _NOT_FENCED
+    close = text.find("```", start)
+    if close == end or (close == end + 1 and text[end] == "\n"):
+        return value
+    return _NOT_FENCED
 
 
 def _decide(response: Any, text: str) -> AgentAction | AgentFinish:
@@ -36,7 +74,7 @@ def _decide(response: Any, text: str) -> AgentAction | AgentFinish:
     # LangChain's pydantic AgentAction rejects these; the dataclass would not, so say it here.
     if not isinstance(action, str):
         raise TypeError(f"action must be a string, got {type(action).__name__}")
-    if not isinstance(action_input, str | dict):
+    if not isinstance(action_input, _INPUT_TYPES):
         raise TypeError(f"action_input must be a string or an object, got {action_input!r}")
     return agent_action(action, action_input, text)
 
@@ -67,8 +105,11 @@ class JSONAgentOutputParser(AgentOutputParser):
         Raises:
             OutputParserException: no usable JSON blob (cut-off JSON included).
         """
+        value = _fenced(text)
         try:
-            return _decide(parse_json_markdown(text, parser=parse_complete_json), text)
+            if value is _NOT_FENCED:
+                value = parse_json_markdown(text, parser=parse_complete_json)
+            return _decide(value, text)
         except Exception as e:
             raise OutputParserException(f"Could not parse LLM output: {text}") from e
 

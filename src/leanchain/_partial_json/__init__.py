@@ -27,7 +27,7 @@ prefix once (resumably) and assembles its value, ``_markdown`` finds JSON in a f
 
 from __future__ import annotations
 
-from ._decode import MAX_DEPTH, TOO_DEEP, parse_complete_json
+from ._decode import MAX_DEPTH, SCAN_LENIENT, TOO_DEEP, parse_complete_json
 from ._markdown import JSON_STARTS, MARKDOWN_STRIP, parse_json_markdown
 from ._scan import JsonPrefixScan, parse_partial_json
 
@@ -35,6 +35,7 @@ __all__ = [
     "JSON_STARTS",
     "MARKDOWN_STRIP",
     "MAX_DEPTH",
+    "SCAN_LENIENT",
     "TOO_DEEP",
     "JsonPrefixScan",
     "parse_complete_json",

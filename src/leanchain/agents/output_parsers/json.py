@@ -14,10 +14,10 @@ from typing import Any, Final
 from leanchain._partial_json import (
     JSON_STARTS,
     MARKDOWN_STRIP,
+    SCAN_LENIENT,
     parse_complete_json,
     parse_json_markdown,
 )
-from leanchain._partial_json._decode import SCAN_LENIENT
 from leanchain.agents.output_parsers.base import AgentOutputParser, agent_action, agent_finish
 from leanchain.agents.schema import AgentAction, AgentFinish
 from leanchain.errors import OutputParserException

@@ -8,6 +8,9 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from middleware_support import ENTRIES, Entry, drive
+from test_executor_agents import IDS, KINDS, Kind
+from test_executor_agents import _executor as agent_executor
 
 from leanchain.agents import AgentAction, AgentExecutor, AgentFinish, AgentStep
 from leanchain.agents.middleware import AgentMiddleware
@@ -82,3 +85,32 @@ def test_in_place_error_note_equals_wrapped() -> None:
             _executor(middleware).invoke({"input": "q"})
         notes.append(info.value.__notes__)
     assert notes[0] == notes[1] == ["AgentExecutor iteration 2: tool 'fail' failed."]
+
+
+class AsyncPassThrough(PassThrough):
+    async def awrap_tool_call(self, run: Any, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    async def awrap_model_call(self, run: Any, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize("kind", KINDS, ids=IDS)
+async def test_in_place_equals_wrapped_on_every_entry(kind: Kind, entry: Entry) -> None:
+    """Every entry point and agent type: the run with no middleware (the planning call
+    without a `ModelRequest`, the tool calls in place, a quiet `invoke`) gives the outputs,
+    steps and model requests of the same run through pass-through wrappers."""
+    script = [kind.call("echo", "a"), kind.call("nope", "x"), kind.answer("42")]
+    runs = []
+    for middleware in ([], [AsyncPassThrough()]):
+        executor, model = agent_executor(
+            kind, list(script), middleware=middleware, return_intermediate_steps=True
+        )
+        out = await drive(executor, {"input": "q"}, entry)
+        steps = [(a.tool, a.tool_input, a.log, o) for a, o in out["intermediate_steps"]]
+        requests = [(r.messages, r.tools, r.stop) for r in model.requests]
+        runs.append((out["output"], steps, requests))
+    assert runs[0] == runs[1]
+    assert runs[0][0] == "42"
+    assert [step[0] for step in runs[0][1]] == ["echo", "nope"]

@@ -156,6 +156,8 @@ class AgentRun:
         pending: the planned calls of a paused run, run first when it resumes.
         checkpoint: the run's id and where it is saved (`leanchain.agents._resume.Durability`),
             or ``None`` when it is neither saved nor can pause.
+        deadline_at: the `time.monotonic` instant at which the time limit strikes (fixed
+            when the run begins; ``None`` without a time limit).
     """
 
     __slots__ = (
@@ -286,14 +288,9 @@ class AgentRun:
         # No deadline: no time limit (`begin` fixed it).
         return self.deadline_at is None or self.time_elapsed < self.executor.max_execution_time
 
-    def deadline(self) -> float | None:
-        """The `time.monotonic` instant at which the time limit strikes (`deadline_at`, fixed
-        when the run begins)."""
-        return self.deadline_at
-
     def remaining(self) -> float | None:
         """Seconds left before the time limit strikes."""
-        deadline = self.deadline()
+        deadline = self.deadline_at
         return None if deadline is None else deadline - time.monotonic()
 
     def out_of_time(self) -> bool:

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from leanchain.agents.format_scratchpad._steps import RunSteps, Steps
 from leanchain.agents.schema import AgentFinish
 from leanchain.errors import OutputParserException
-from leanchain.messages import BaseMessage, HumanMessage
+from leanchain.messages import AIMessage, BaseMessage, HumanMessage
 from leanchain.output_parsers import BaseOutputParser
 from leanchain.prompts import BasePromptTemplate
 from leanchain.runnables import (
     Runnable,
+    RunnableBinding,
     RunnableConfig,
     RunnableLambda,
     RunnablePassthrough,
@@ -81,6 +82,8 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
 
     __slots__ = (
         "_final_llm",
+        "_model_call",
+        "_parse",
         "_rebuild",
         "final_instruction",
         "format_scratchpad",
@@ -121,6 +124,10 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         self.final_instruction = final_instruction
         self.tools: tuple[BaseTool, ...] = tuple(tools)
         self._rebuild = rebuild
+        # What the unwatched steps call instead of the model's and the parser's `invoke`,
+        # read once (``None``: their `invoke` is called).
+        self._model_call = llm_step._quiet_call() if isinstance(llm_step, RunnableBinding) else None
+        self._parse = output_parser._quiet_parse()
 
     # -- running: the four steps, called directly when no handler listens ------------------
 
@@ -132,7 +139,10 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         With no callback handler (nothing to tell of the steps), the steps are called one
         after the other without the sequence's and the ``assign``'s own layers, and the
         prompt reuses what it formatted before the scratchpad in the run's memo
-        (`BasePromptTemplate.format_prompt_reusing`): the same decision, for less.
+        (`BasePromptTemplate.format_prompt_reusing`). The config, ensured and checked once
+        here, is not checked again by the model's and the parser's `invoke`: their quiet
+        calls are made instead where their classes keep those (`RunnableBinding._quiet_call`,
+        `BaseOutputParser._quiet_parse`). The same decision, for less.
         """
         config = ensure_config(config)
         if kwargs or config.get("callbacks") or type(input) is not dict:
@@ -141,8 +151,17 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
             config = strip_run_keys(config)
         token = set_config_context(config)
         try:
-            reply = self.llm_step.invoke(self._prompt_value(input, config), config)
-            decision: Decision = self.output_parser.invoke(reply, config)
+            prompt_value = self._prompt_value(input, config)
+            call = self._model_call
+            if call is None:
+                reply = self.llm_step.invoke(prompt_value, config)
+            else:
+                reply = call.quiet(prompt_value, config)
+            parse = self._parse
+            if parse is not None and (type(reply) is AIMessage or type(reply) is str):
+                decision: Decision = parse(reply)
+            else:
+                decision = self.output_parser.invoke(reply, config)
         finally:
             reset_config_context(token)
         return decision
@@ -159,8 +178,16 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         token = set_config_context(config)
         try:
             prompt_value = self._prompt_value(input, config)
-            reply = await self.llm_step.ainvoke(prompt_value, config)
-            decision: Decision = await self.output_parser.ainvoke(reply, config)
+            call = self._model_call
+            if call is None:
+                reply = await self.llm_step.ainvoke(prompt_value, config)
+            else:
+                reply = await call.aquiet(prompt_value, config)
+            parse = self._parse
+            if parse is not None and (type(reply) is AIMessage or type(reply) is str):
+                decision: Decision = parse(reply)
+            else:
+                decision = await self.output_parser.ainvoke(reply, config)
         finally:
             reset_config_context(token)
         return decision

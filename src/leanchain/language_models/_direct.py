@@ -6,9 +6,10 @@ arguments into keywords and packs them again. The binding asks the model for a
 `DirectCall` instead (`BaseChatModel._direct_call`): ``stop`` is split from the rest once,
 and a call that nobody watches (no callback handler, no interceptor, `invoke` not
 overridden) goes from the input straight to the model's reply
-(`BaseChatModel._unwatched_reply`, or a model's own call class's `_reply`: the scripted
+(`BaseChatModel._unwatched_reply`, or a model's own call class's `quiet`: the scripted
 models' `RecordedCall` splits their request's parts from the bound arguments once too).
 Any other call is `invoke` itself, with the arguments as the binding would have passed them.
+A caller that has checked the config already (an agent's planning call) calls `quiet`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from leanchain.runnables.config import RunnableConfig, ensure_config
 from ._intercept import INTERCEPTORS
 
 if TYPE_CHECKING:
-    from leanchain.messages import AIMessage, BaseMessage
+    from leanchain.messages import AIMessage
 
     from ._base import BaseChatModel, LanguageModelInput
 
@@ -69,32 +70,35 @@ class BoundModelCall:
 
     def invoke(self, input: LanguageModelInput, config: RunnableConfig | None) -> AIMessage:
         """The model's reply, as ``invoke(input, config, **kwargs)`` gives it."""
-        model = self._model
         config = ensure_config(config)
-        if (
-            config.get("callbacks")
-            or INTERCEPTORS.get()
-            or type(model).invoke is not self._base.invoke
-        ):
-            return model.invoke(input, config, **self._whole)
-        return self._reply(model._convert_input(input))
+        if config.get("callbacks"):
+            return self._model.invoke(input, config, **self._whole)
+        return self.quiet(input, config)
 
     async def ainvoke(self, input: LanguageModelInput, config: RunnableConfig | None) -> AIMessage:
         """The model's reply, as ``await ainvoke(input, config, **kwargs)`` gives it."""
-        model = self._model
         config = ensure_config(config)
-        if (
-            config.get("callbacks")
-            or INTERCEPTORS.get()
-            or type(model).ainvoke is not self._base.ainvoke
-        ):
+        if config.get("callbacks"):
+            return await self._model.ainvoke(input, config, **self._whole)
+        return await self.aquiet(input, config)
+
+    def quiet(self, input: LanguageModelInput, config: RunnableConfig) -> AIMessage:
+        """`invoke` for a `config` that is ensured already and has no callbacks.
+
+        An agent checks its config once for its whole planning call (`AgentRunnable`) and
+        calls this; the model's own checks (interceptors, an overridden `invoke`) are made
+        here. Nobody watching, the reply is `_unwatched_reply`'s (a model's own call class
+        may give it quicker).
+        """
+        model = self._model
+        if INTERCEPTORS.get() or type(model).invoke is not self._base.invoke:
+            return model.invoke(input, config, **self._whole)
+        return model._unwatched_reply(model._convert_input(input), self._stop, self._kwargs)
+
+    async def aquiet(self, input: LanguageModelInput, config: RunnableConfig) -> AIMessage:
+        """Async `quiet`."""
+        model = self._model
+        if INTERCEPTORS.get() or type(model).ainvoke is not self._base.ainvoke:
             return await model.ainvoke(input, config, **self._whole)
-        return await self._areply(model._convert_input(input))
-
-    def _reply(self, messages: list[BaseMessage]) -> AIMessage:
-        """The reply to a call that nobody watches (a model's own call class may be quicker)."""
-        return self._model._unwatched_reply(messages, self._stop, self._kwargs)
-
-    async def _areply(self, messages: list[BaseMessage]) -> AIMessage:
-        """Async `_reply`."""
-        return await self._model._aunwatched_reply(messages, self._stop, self._kwargs)
+        messages = model._convert_input(input)
+        return await model._aunwatched_reply(messages, self._stop, self._kwargs)

@@ -9,18 +9,24 @@ is built here without the frozen dataclass's `__init__` (`new_request`), and the
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from leanchain.messages import AIMessage
+from leanchain.prompts import ChatPromptValue, StringPromptValue
 
 from ._direct import BoundModelCall
+from ._intercept import INTERCEPTORS
+from ._stop import cut_message
 
 if TYPE_CHECKING:
     from leanchain.messages import BaseMessage
+    from leanchain.runnables import RunnableConfig
 
-    from ._base import BaseChatModel, ToolChoice
+    from ._base import BaseChatModel, LanguageModelInput, ToolChoice
     from ._scripted import _RecordingChatModel
 
 __all__ = ["ChatRequest", "RecordedCall", "new_request"]
@@ -50,6 +56,9 @@ class ChatRequest:
             names.append(str(function["name"] if isinstance(function, Mapping) else tool["name"]))
         return names
 
+
+_PROMPT_VALUES = (ChatPromptValue, StringPromptValue)
+"""The prompt values whose messages `BaseChatModel._convert_input` takes as they are."""
 
 _new = object.__new__
 # The slots' own setters: a frozen dataclass's `__init__` sets each field through
@@ -81,11 +90,12 @@ class RecordedCall(BoundModelCall):
     """A recording model's bound call: its request's parts split from the bound arguments once.
 
     Unwatched, the call is what the model's `_unwatched_reply` makes of it without a
-    `ChatResult` (`_RecordingChatModel._skips_result`): a fresh request recorded and its reply.
-    Whether the model's class lets that be done here is read once, when the binding is made,
-    as the callback dispatch tables read which hooks a handler overrides: a subclass with its
-    own results, request or reply (or a bound keyword that is one of `_generate`'s parameters)
-    is called through `_unwatched_reply` instead.
+    `ChatResult` (`_RecordingChatModel._skips_result`): a fresh request recorded, and its
+    reply (`_RecordingChatModel._answer`), cut at the stop sequences and unwrapped, all done
+    here. Whether the model's class lets that be done here is read once, when the binding is
+    made, as the callback dispatch tables read which hooks a handler overrides: a subclass
+    with its own results, request, input conversion or reply (or a bound keyword that is one
+    of `_generate`'s parameters) is called through `_unwatched_reply` instead.
     """
 
     __slots__ = ("_choice", "_recording", "_rest", "_tools")
@@ -107,33 +117,56 @@ class RecordedCall(BoundModelCall):
         ):
             self._recording = model
 
-    def _request(self, messages: list[BaseMessage]) -> ChatRequest:
-        """What `_RecordingChatModel._request` records for this call (fresh lists and dict)."""
-        stop = self._stop
-        return new_request(
-            messages,
-            list(self._tools or ()),
-            self._choice,
-            None if stop is None else list(stop),
-            dict(self._rest),
-        )
+    def _request(self, model: _RecordingChatModel, input: LanguageModelInput) -> ChatRequest:
+        """What `_RecordingChatModel._request` records for `input` (fresh lists and dict).
 
-    def _reply(self, messages: list[BaseMessage]) -> AIMessage:
-        model = self._recording
-        if model is None:
-            return super()._reply(messages)
+        `new_request` and, for a prompt value, the model's `_convert_input`, inline: the
+        model's class keeps both (`_STOOD_FOR`).
+        """
         stop = self._stop
-        reply = model._answer(self._request(messages), stop)
+        request = _new(ChatRequest)
+        if type(input) in _PROMPT_VALUES:
+            _set_messages(request, input.to_messages())  # type: ignore[union-attr]
+        else:
+            _set_messages(request, model._convert_input(input))
+        _set_tools(request, list(self._tools or ()))
+        _set_tool_choice(request, self._choice)
+        _set_stop(request, None if stop is None else list(stop))
+        _set_kwargs(request, dict(self._rest))
+        return request
+
+    def quiet(self, input: LanguageModelInput, config: RunnableConfig) -> AIMessage:
+        model = self._recording
+        if model is None or INTERCEPTORS.get() or type(model).invoke is not self._base.invoke:
+            return super().quiet(input, config)
+        stop = self._stop
+        reply = model._take(self._request(model, input))  # `_answer`, inline
+        if stop:  # `cut_message` called only when a marker is in the text (it skips empty ones)
+            content = reply.content
+            for marker in stop:
+                if marker and marker in content:
+                    reply = cut_message(reply, stop)
+                    break
+        if model.delay:
+            time.sleep(model.delay)
         if type(reply) is AIMessage and not model.client_side_stop:  # as `_unwrapped` leaves it
             return reply
         return model._unwrapped(reply, stop)
 
-    async def _areply(self, messages: list[BaseMessage]) -> AIMessage:
+    async def aquiet(self, input: LanguageModelInput, config: RunnableConfig) -> AIMessage:
         model = self._recording
-        if model is None:
-            return await super()._areply(messages)
+        if model is None or INTERCEPTORS.get() or type(model).ainvoke is not self._base.ainvoke:
+            return await super().aquiet(input, config)
         stop = self._stop
-        reply = await model._aanswer(self._request(messages), stop)
+        reply = await model._atake(self._request(model, input))
+        if stop:
+            content = reply.content
+            for marker in stop:
+                if marker and marker in content:
+                    reply = cut_message(reply, stop)
+                    break
+        if model.delay:
+            await asyncio.sleep(model.delay)
         if type(reply) is AIMessage and not model.client_side_stop:
             return reply
         return model._unwrapped(reply, stop)
@@ -146,6 +179,9 @@ _STOOD_FOR = (
     "_recorded_reply",
     "_arecorded_reply",
     "_request",
+    "_convert_input",
+    "_answer",
+    "_aanswer",
     "_unwrapped",
 )
-"""The methods of `_RecordingChatModel` whose work `RecordedCall._reply` does itself."""
+"""The methods of `_RecordingChatModel` whose work `RecordedCall.quiet` does itself."""

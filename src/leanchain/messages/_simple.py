@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, Self
 
-from ._base import MISSING, BaseMessage, BaseMessageChunk
+from ._base import (
+    MISSING,
+    BaseMessage,
+    BaseMessageChunk,
+    _new,
+    _set_dict,
+    _set_extra,
+    _set_fields_set,
+    _set_private,
+)
 from ._merge import Content
 
 if TYPE_CHECKING:
@@ -44,22 +53,24 @@ class HumanMessage(BaseMessage):
         """``HumanMessage(text)`` as a formatted prompt builds it, for a `str` known to be one.
 
         Internal API: what `build_message` gives (every field at its default and counted as
-        set), with the fields written out rather than read from the class on each call; a
-        text prompt becomes one on every model call.
+        set), with the fields written out rather than read from the class on each call, and
+        `BaseMessage._construct` inline (a human message has no private attributes); a text
+        prompt becomes one on every model call. Tests hold it to `build_message`.
         """
-        return _construct_human(
-            {
-                "content": text,
-                "additional_kwargs": {},
-                "response_metadata": {},
-                "type": "human",
-                "name": None,
-                "id": None,
-            }
-        )
-
-
-_construct_human = HumanMessage._construct  # read once: a pydantic class's attribute read is slow
+        fields: dict[str, Any] = {
+            "content": text,
+            "additional_kwargs": {},
+            "response_metadata": {},
+            "type": "human",
+            "name": None,
+            "id": None,
+        }
+        message = _new(HumanMessage)
+        _set_dict(message, fields)
+        _set_fields_set(message, set(fields))
+        _set_extra(message, None)
+        _set_private(message, None)
+        return message
 
 
 class HumanMessageChunk(HumanMessage, BaseMessageChunk):

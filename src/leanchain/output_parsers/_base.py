@@ -170,6 +170,25 @@ class BaseOutputParser(Runnable[LanguageModelOutput, T]):
             return self.parse(generation_text(output))
         return self.parse_result([as_generation(output)])
 
+    def _quiet_parse(self) -> Callable[[Any], T] | None:
+        """What `invoke` and `ainvoke` do with an exact `str` or `AIMessage` when no callback
+        handler listens: a function of the output alone, for a caller that has checked its
+        config already and holds the parser (`AgentRunnable` reads it once, when it is built).
+
+        ``None`` when the class has its own `invoke`, `ainvoke`, `_ainvoke` or `aparse_result`:
+        they are called then. A parser that reaches its decision more directly may override
+        this.
+        """
+        cls = type(self)
+        if (
+            cls.invoke is BaseOutputParser.invoke
+            and cls.ainvoke is BaseOutputParser.ainvoke
+            and cls._ainvoke is BaseOutputParser._ainvoke
+            and cls.aparse_result is BaseOutputParser.aparse_result
+        ):
+            return self._parse_one
+        return None
+
     def invoke(
         self, input: LanguageModelOutput, config: RunnableConfig | None = None, **kwargs: Any
     ) -> T:

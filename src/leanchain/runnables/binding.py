@@ -48,6 +48,12 @@ class DirectCall(Protocol):
     async def ainvoke(self, input: Any, config: RunnableConfig | None) -> Any:
         """``await ainvoke(input, config, **kwargs)``."""
 
+    def quiet(self, input: Any, config: RunnableConfig) -> Any:
+        """`invoke` for a `config` that is ensured already and has no callbacks."""
+
+    async def aquiet(self, input: Any, config: RunnableConfig) -> Any:
+        """Async `quiet`."""
+
 
 class RunnableBinding(Runnable[Input, Output]):
     """Calls `bound` with fixed keyword arguments and config; call-time values win.
@@ -95,6 +101,17 @@ class RunnableBinding(Runnable[Input, Output]):
             return None
         make = getattr(type(self.bound), "_direct_call", None)
         return None if make is None else make(self.bound, self.kwargs)
+
+    def _quiet_call(self) -> DirectCall | None:
+        """The call behind ``invoke(input, config)`` and ``ainvoke`` without keywords, for a
+        caller that has ensured `config` and found no callbacks in it (it then calls
+        ``quiet``/``aquiet``), or ``None``: no direct call, or a subclass with its own
+        `invoke` or `ainvoke`. Read once by the caller, when it is built (`AgentRunnable`).
+        """
+        cls = type(self)
+        if cls.invoke is RunnableBinding.invoke and cls.ainvoke is RunnableBinding.ainvoke:
+            return self._direct
+        return None
 
     def __getattr__(self, name: str) -> Any:
         if name in RunnableBinding.__slots__:

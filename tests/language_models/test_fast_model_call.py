@@ -319,3 +319,165 @@ def test_a_handler_sees_a_bound_call() -> None:
     assert handler.starts == [
         {"_type": "scripted-chat-model", "stop": ["x"], "seed": 1},
     ]
+
+
+class OwnConversion(ScriptedChatModel):
+    """A scripted model that reads every prompt as one more system message first."""
+
+    def _convert_input(self, input: Any) -> list[BaseMessage]:
+        return [SystemMessage("first"), *super()._convert_input(input)]
+
+
+class OwnAnswer(ScriptedChatModel):
+    """A scripted model that appends a mark to every reply it answers."""
+
+    def _answer(self, request: Any, stop: list[str] | None) -> AIMessage:
+        return AIMessage(super()._answer(request, stop).text + " (answered)")
+
+    async def _aanswer(self, request: Any, stop: list[str] | None) -> AIMessage:
+        return self._answer(request, stop)
+
+
+QUIET_CLASSES = [
+    ScriptedChatModel,
+    General,
+    ReversedModel,
+    LoudModel,
+    CutsItself,
+    OwnConversion,
+    OwnAnswer,
+]
+contents = st.one_of(
+    replies,
+    # content blocks: nothing to cut, even when a block is the stop sequence itself
+    st.builds(
+        lambda text: AIMessage(content=[text, "ab", {"type": "text", "text": text}]),
+        st.text(max_size=10),
+    ),
+)
+prompts = st.one_of(
+    st.just(PROMPT), st.text(max_size=10), st.lists(st.text(max_size=10), max_size=2)
+)
+
+
+@SETTINGS
+@given(
+    cls=st.sampled_from(QUIET_CLASSES),
+    script=st.lists(contents, min_size=1, max_size=3),
+    stop=stops,
+    extra=extras,
+    prompt=prompts,
+)
+def test_the_quiet_call_is_invoke_for_every_model_class(
+    cls: type[ScriptedChatModel],
+    script: list[Any],
+    stop: list[str] | None,
+    extra: dict[str, Any],
+    prompt: Any,
+) -> None:
+    """`quiet`/`aquiet` (an agent's call, its config checked already) give what the traced
+    `invoke` gives: the same replies, errors and requests, whatever the class overrides."""
+    kwargs = {**extra, **({} if stop is None else {"stop": stop})}
+    quiet, aquiet, traced, atraced = (cls(script) for _ in range(4))
+    call, acall = quiet.bind(**kwargs)._quiet_call(), aquiet.bind(**kwargs)._quiet_call()
+    assert isinstance(call, BoundModelCall)
+    assert isinstance(acall, BoundModelCall)
+
+    async def ask() -> AIMessage:
+        return await acall.aquiet(prompt, {})
+
+    async def ask_traced() -> AIMessage:
+        return await atraced.bind(**kwargs).ainvoke(prompt, TRACED)
+
+    for _ in range(len(script) + 1):  # one past the end: the script runs out alike
+        want = _outcome(lambda: traced.bind(**kwargs).invoke(prompt, TRACED))
+        assert _outcome(lambda: call.quiet(prompt, {})) == want
+        assert _outcome(lambda: asyncio.run(ask())) == _outcome(lambda: asyncio.run(ask_traced()))
+    assert quiet.requests == aquiet.requests == traced.requests == atraced.requests
+
+
+class Cuts:
+    """The strings a stop cut can meet: markers, empty markers, repeated and overlapping."""
+
+    texts = st.text(alphabet="ab\nO:x<>/", max_size=20)
+    markers = st.lists(st.sampled_from(["", "a", "ab", "b\n", "x<", "\nO"]), max_size=3)
+
+
+@SETTINGS
+@given(text=Cuts.texts, stop=Cuts.markers, reason=st.sampled_from([None, "stop"]))
+def test_the_stop_cut_is_cut_message(text: str, stop: list[str], reason: str | None) -> None:
+    """The recorded call looks for a marker itself and calls `cut_message` only when one is
+    in the text: the reply is `cut_message`'s (metadata included) either way."""
+    from leanchain.language_models._stop import cut_message
+
+    metadata = {} if reason is None else {"finish_reason": reason}
+    reply = AIMessage(content=text, response_metadata=metadata)
+    model = ScriptedChatModel([reply])
+    call = model.bind(stop=stop)._quiet_call()
+    assert call is not None
+    got = call.quiet(PROMPT, {})
+    assert got == (cut_message(reply, stop) if stop else reply)
+    assert type(got) is AIMessage
+
+
+def test_a_stop_list_changed_in_place_is_seen_by_the_next_quiet_call() -> None:
+    model = ScriptedChatModel(["a:b:c", "a:b:c"])
+    stop = [":"]
+    call = model.bind(stop=stop)._quiet_call()
+    assert call is not None
+    assert call.quiet(PROMPT, {}) == AIMessage("a")
+    stop[0] = "c"
+    assert call.quiet(PROMPT, {}) == AIMessage("a:b:")
+    assert [r.stop for r in model.requests] == [[":"], ["c"]]
+
+
+def test_the_quiet_call_waits_the_models_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    slept: list[float] = []
+
+    async def asleep(seconds: float) -> None:
+        slept.append(-seconds)
+
+    monkeypatch.setattr("time.sleep", slept.append)
+    monkeypatch.setattr("asyncio.sleep", asleep)
+    model = ScriptedChatModel(["a", "b"], delay=0.25)
+    call = model.bind(stop=["x"])._quiet_call()
+    assert call is not None
+    assert call.quiet(PROMPT, {}) == AIMessage("a")
+    assert asyncio.run(call.aquiet(PROMPT, {})) == AIMessage("b")
+    assert slept == [0.25, -0.25]
+
+
+def test_the_quiet_call_sees_interceptors_and_a_class_patched_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    quiet, plain = _pair(["Thought: a\nObservation: b", "c"])
+    kwargs = {"stop": ["\nObservation"], "seed": 1}
+    call = quiet.bind(**kwargs)._quiet_call()
+    assert call is not None
+    seen_quiet, seen_plain = Noting(), Noting()
+    with intercept_model_calls(seen_quiet):
+        replies = [call.quiet(PROMPT, {}) for _ in range(2)]
+    with intercept_model_calls(seen_plain):
+        assert replies == [plain.invoke(PROMPT, **kwargs) for _ in range(2)]
+    assert seen_quiet.asked == seen_plain.asked
+    assert len(seen_quiet.asked) == 2
+    assert quiet.requests == plain.requests
+    monkeypatch.setattr(ScriptedChatModel, "invoke", lambda self, *a, **k: AIMessage("patched"))
+    assert call.quiet(PROMPT, {}) == AIMessage("patched")
+
+
+def test_only_a_binding_that_keeps_invoke_offers_its_quiet_call() -> None:
+    class Watched(RunnableBinding[Any, Any]):
+        def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+            return super().invoke(input, config, **kwargs)
+
+    class AsyncWatched(RunnableBinding[Any, Any]):
+        async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+            return await super().ainvoke(input, config, **kwargs)
+
+    model = ScriptedChatModel([])
+    step = model.bind(stop=["x"])
+    assert step._quiet_call() is step._direct is not None
+    assert Watched(bound=model, kwargs={"stop": ["x"]})._quiet_call() is None
+    assert AsyncWatched(bound=model, kwargs={"stop": ["x"]})._quiet_call() is None
+    assert step.with_config(tags=["t"])._quiet_call() is None  # config of its own: no direct call

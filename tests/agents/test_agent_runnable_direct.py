@@ -93,7 +93,7 @@ async def test_missing_steps_and_non_dict_inputs_fail_as_the_sequence_does(kind:
             agent.invoke(["not", "a", "dict"], config)
 
 
-def test_a_prompt_that_overrides_invoke_is_invoked() -> None:
+async def test_a_prompt_that_overrides_invoke_is_invoked() -> None:
     seen: list[dict[str, Any]] = []
 
     class Watched(ChatPromptTemplate):
@@ -105,13 +105,15 @@ def test_a_prompt_that_overrides_invoke_is_invoked() -> None:
 
     tool_kind = KINDS[0]
     prompt = Watched.from_messages([("human", "{input}"), ("placeholder", "{agent_scratchpad}")])
-    agent = create_tool_calling_agent(ScriptedChatModel([tool_kind.answer("42")]), tools(), prompt)
-    decision = agent.invoke({"input": "q", "intermediate_steps": RunSteps([], {})})
-    assert isinstance(decision, AgentFinish)
-    assert decision.return_values == {"output": "42"}
+    model = ScriptedChatModel([tool_kind.answer("42")] * 2)
+    agent = create_tool_calling_agent(model, tools(), prompt)
+    inputs = {"input": "q", "intermediate_steps": RunSteps([], {})}
+    for decision in (agent.invoke(inputs), await agent.ainvoke(inputs)):
+        assert isinstance(decision, AgentFinish)
+        assert decision.return_values == {"output": "42"}
     assert [sorted(values) for values in seen] == [
         ["agent_scratchpad", "input", "intermediate_steps"]
-    ]
+    ] * 2
 
 
 # -- the model's and the parser's quiet calls ----------------------------------------------

@@ -84,6 +84,7 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         "_final_llm",
         "_model_call",
         "_parse",
+        "_prompt_invoked",
         "_rebuild",
         "final_instruction",
         "format_scratchpad",
@@ -128,6 +129,8 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         # read once (``None``: their `invoke` is called).
         self._model_call = llm_step._quiet_call() if isinstance(llm_step, RunnableBinding) else None
         self._parse = output_parser._quiet_parse()
+        self._prompt_invoked = type(prompt).invoke is not BasePromptTemplate.invoke
+        """The prompt's class has its own `invoke`: the steps call it instead of formatting."""
 
     # -- running: the four steps, called directly when no handler listens ------------------
 
@@ -151,7 +154,17 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
             config = strip_run_keys(config)
         token = set_config_context(config)
         try:
-            prompt_value = self._prompt_value(input, config)
+            # The scratchpad, then the prompt: its own `invoke` when its class has one.
+            steps = input["intermediate_steps"]
+            values = {**input, "agent_scratchpad": self.format_scratchpad(steps)}
+            if self._prompt_invoked:
+                prompt_value = self.prompt.invoke(values, config)
+            elif isinstance(steps, RunSteps):
+                prompt_value = self.prompt.format_prompt_reusing(
+                    values, steps.memo, "agent_scratchpad"
+                )
+            else:
+                prompt_value = self.prompt.format_prompt(**values)
             call = self._model_call
             if call is None:
                 reply = self.llm_step.invoke(prompt_value, config)
@@ -177,7 +190,16 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
             config = strip_run_keys(config)
         token = set_config_context(config)
         try:
-            prompt_value = self._prompt_value(input, config)
+            steps = input["intermediate_steps"]
+            values = {**input, "agent_scratchpad": self.format_scratchpad(steps)}
+            if self._prompt_invoked:
+                prompt_value = self.prompt.invoke(values, config)  # as the sync steps do
+            elif isinstance(steps, RunSteps):
+                prompt_value = self.prompt.format_prompt_reusing(
+                    values, steps.memo, "agent_scratchpad"
+                )
+            else:
+                prompt_value = self.prompt.format_prompt(**values)
             call = self._model_call
             if call is None:
                 reply = await self.llm_step.ainvoke(prompt_value, config)
@@ -191,17 +213,6 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         finally:
             reset_config_context(token)
         return decision
-
-    def _prompt_value(self, input: dict[str, Any], config: RunnableConfig) -> Any:
-        """The first two steps: the input with its scratchpad, formatted by the prompt."""
-        steps = input["intermediate_steps"]
-        values = {**input, "agent_scratchpad": self.format_scratchpad(steps)}
-        prompt = self.prompt
-        if type(prompt).invoke is not BasePromptTemplate.invoke:
-            return prompt.invoke(values, config)
-        if isinstance(steps, RunSteps):
-            return prompt.format_prompt_reusing(values, steps.memo, "agent_scratchpad")
-        return prompt.format_prompt(**values)
 
     @property
     def tool_names(self) -> list[str]:

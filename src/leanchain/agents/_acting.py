@@ -20,10 +20,10 @@ from leanchain.agents.schema import (
 from leanchain.callbacks.manager import RunManager, astart_run, start_run
 from leanchain.errors import OutputParserException
 from leanchain.runnables.config import RunnableConfig
+from leanchain.tools import BaseTool
 
 if TYPE_CHECKING:
     from leanchain.agents.executor import AgentExecutor
-    from leanchain.tools import BaseTool
 
 __all__ = ["INVALID_TOOL_NAME", "PARSE_ERROR_MESSAGE", "Acting", "note"]
 
@@ -35,6 +35,7 @@ PARSE_ERROR_MESSAGE = (
 INVALID_TOOL_NAME = "invalid_tool"
 """The tool run that reports a call to a tool that does not exist (LangChain's name)."""
 _INVALID_TOOL_DESCRIPTION = "Called when tool name is invalid. Suggests valid tool names."
+_RUN = BaseTool.run
 
 
 def _invalid_tool_start(ex: AgentExecutor, action: AgentAction) -> tuple[str, dict[str, Any]]:
@@ -129,12 +130,24 @@ class Acting:
         """Run the step's tools in place, one after another: what the calls of `tool_call`
         do for their requests when no middleware wraps them (each a step, or its error
         handled or raised with a note)."""
-        tools, steps = self.executor.tools_by_name, []
+        tools, config, steps = self.executor.tools_by_name, self.config, []
+        heard = self.manager is not None
         for action in actions:
+            tool = tools.get(action.tool)
             try:
-                steps.append(self._run_action(action, tools.get(action.tool)))
+                if heard or tool is None or type(tool).run is not _RUN:
+                    step = self._run_action(action, tool)
+                else:
+                    # `_run_action`'s call less its layers: the class's `run` would only
+                    # pass the config on, which no one hears and this run has resolved.
+                    call_id = None
+                    if type(action) is not AgentAction:
+                        call_id = getattr(action, "tool_call_id", None)
+                    observation = tool._execute(action.tool_input, config, call_id, False, True)
+                    step = agent_step(action, observation)
             except Exception as exc:
-                steps.append(self._tool_error(action, self.iterations + 1, exc))
+                step = self._tool_error(action, self.iterations + 1, exc)
+            steps.append(step)
         return steps
 
     def tool_call(self, request: ToolCallRequest) -> Callable[[], AgentStep]:

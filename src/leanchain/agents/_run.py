@@ -132,6 +132,7 @@ class AgentRun(Acting):
         "manager",
         "output_extras",
         "pending",
+        "plans_in_place",
         "quiet",
         "resumed",
         "scratchpad_memo",
@@ -169,6 +170,7 @@ class AgentRun(Acting):
         self.deadline_at: float | None = None
         self.quiet = False
         self.tools_in_place = False
+        self.plans_in_place = False
         # The middleware's wrappers around the calls (the outermost); ``None`` where none
         # wraps them, and the calls are made directly (`_plan_call`, `_run_tool`).
         self._model_handler: Callable[[ModelRequest], Plan] | None = None
@@ -198,8 +200,17 @@ class AgentRun(Acting):
         self.start = time.monotonic()
         limit = self.executor.max_execution_time
         self.deadline_at = None if limit is None else self.start + limit - self.elapsed_before
-        # With no tool wrapper and no time limit a step's calls are made in place (`act`).
-        self.tools_in_place = self.deadline_at is None and not self.executor.hooks.wrap_tool_call
+        # With no time limit and no tool wrapper, a step's calls are made in place (`act`);
+        # with no model wrapper or request rewriter either, and no one to stream the model's
+        # tokens to, the planning call is the agent's invoke, made in place (`decide`).
+        hooks, untimed = self.executor.hooks, self.deadline_at is None
+        self.tools_in_place = untimed and not hooks.wrap_tool_call
+        self.plans_in_place = (
+            untimed
+            and not hooks.wrap_model_call
+            and not hooks.before_model
+            and (manager is None or not self.executor.stream_runnable)
+        )
 
     def outputs(self, finish: AgentFinish) -> dict[str, Any]:
         """The run's outputs for `finish` (the callbacks are told by the caller)."""
@@ -353,6 +364,15 @@ class AgentRun(Acting):
             if request is None:
                 return self._ask(self.executor.agent, self.agent_input())
             return self._plan_call(request)
+        except Exception as exc:
+            self._planning_failed(exc)
+            raise
+
+    def decide(self) -> Plan:
+        """`plan` as one call, where `begin` found nothing between the loop and the agent
+        (`plans_in_place`): the agent invoked on the run's input, as `_ask` would."""
+        try:
+            return _as_plan(self.executor.agent.invoke(self.agent_input(), self.config))
         except Exception as exc:
             self._planning_failed(exc)
             raise

@@ -130,29 +130,36 @@ def _outcome(call: Callable[[], dict[str, Any]]) -> tuple[Any, ...]:
     return ("ok", out["output"], steps)
 
 
+def _run(
+    plans: list[Any],
+    middleware: list[AgentMiddleware],
+    config: RunnableConfig | None = None,
+    **settings: Any,
+) -> tuple[Any, ...]:
+    """The outcome of the run of `plans` (one per planning call)."""
+    script = iter(plans)
+
+    def agent(inputs: dict[str, Any]) -> Any:
+        plan = next(script)
+        if isinstance(plan, Exception):
+            raise copy.copy(plan)  # a fresh one per run: each gets its own notes
+        return plan
+
+    executor = AgentExecutor(
+        agent=RunnableLambda(agent),
+        tools=TOOLS,
+        middleware=middleware,
+        return_intermediate_steps=True,
+        **settings,
+    )
+    return _outcome(lambda: executor.invoke({"input": "q"}, config))
+
+
 def _both_ways(
     plans: list[Any], config: RunnableConfig | None = None, **settings: Any
 ) -> list[tuple[Any, ...]]:
-    """The run of `plans` (one per planning call) without and with pass-through wrappers."""
-    outcomes = []
-    for middleware in ([], [PassThrough()]):
-        script = iter(plans)
-
-        def agent(inputs: dict[str, Any], script: Any = script) -> Any:
-            plan = next(script)
-            if isinstance(plan, Exception):
-                raise copy.copy(plan)  # a fresh one per run: each gets its own notes
-            return plan
-
-        executor = AgentExecutor(
-            agent=RunnableLambda(agent),
-            tools=TOOLS,
-            middleware=middleware,
-            return_intermediate_steps=True,
-            **settings,
-        )
-        outcomes.append(_outcome(lambda ex=executor: ex.invoke({"input": "q"}, config)))
-    return outcomes
+    """The run of `plans` without and with pass-through wrappers."""
+    return [_run(plans, middleware, config, **settings) for middleware in ([], [PassThrough()])]
 
 
 def _action(name: str, args: Any, call_id: str | None) -> AgentAction:
@@ -269,3 +276,15 @@ def test_any_run_in_place_equals_wrapped(
         max_iterations=max_iterations,
     )
     assert quick == wrapped
+
+
+@pytest.mark.parametrize("max_iterations", [None, 0, 1, 2, 3])
+def test_iteration_limit_in_place_equals_timed(max_iterations: int | None) -> None:
+    """The flow checks the iteration limit in place unless a time limit is set; a run under
+    a time limit (which takes `should_continue`) stops at the same iteration."""
+    plans = [[AgentAction("echo", {"text": str(i)}, "")] for i in range(3)]
+    plans.append(AgentFinish({"output": "done"}, ""))
+    quick = _run(plans, [], max_iterations=max_iterations)
+    timed = _run(plans, [], max_iterations=max_iterations, max_execution_time=3600)
+    assert quick == timed
+    assert len(quick[2]) == min(3, 3 if max_iterations is None else max_iterations)

@@ -103,7 +103,14 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
         answer = yield from _hooks.before_agent(run, sync)
         if answer is not None:
             finish = yield from _ending(run, answer, sync)
-    while finish is None and run.should_continue():
+    limit = run.executor.max_iterations  # (an executor is not changed once built)
+    while finish is None:
+        # `should_continue`, in place where only the iteration limit can stop the run.
+        if timed:
+            if not run.should_continue():
+                break
+        elif limit is not None and run.iterations >= limit:
+            break
         plan: Plan | StopRun
         if run.pending is not None:
             plan, run.pending = run.pending, None

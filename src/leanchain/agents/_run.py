@@ -372,7 +372,9 @@ class AgentRun(Acting):
         """`plan` as one call, where `begin` found nothing between the loop and the agent
         (`plans_in_place`): the agent invoked on the run's input, as `_ask` would."""
         try:
-            return _as_plan(self.executor.agent.invoke(self.agent_input(), self.config))
+            output = self.executor.agent.invoke(self.agent_input(), self.config)
+            # A text agent's usual answer is one action: what `_as_plan` makes of it.
+            return [output] if isinstance(output, AgentAction) else _as_plan(output)
         except Exception as exc:
             self._planning_failed(exc)
             raise

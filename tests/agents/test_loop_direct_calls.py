@@ -288,3 +288,30 @@ def test_iteration_limit_in_place_equals_timed(max_iterations: int | None) -> No
     timed = _run(plans, [], max_iterations=max_iterations, max_execution_time=3600)
     assert quick == timed
     assert len(quick[2]) == min(3, 3 if max_iterations is None else max_iterations)
+
+
+def test_stream_read_inside_another_run_equals_wrapped() -> None:
+    """A run read partly outside any run and partly inside another (its tool calls happen
+    in the reader's context then): the tools see the same config as when wrapped."""
+    seen = []
+    for middleware in ([], [PassThrough()]):
+        plans = iter(
+            [
+                [AgentAction("config_of", {"text": "a"}, "")],
+                [AgentAction("config_of", {"text": "b"}, "")],
+                AgentFinish({"output": "done"}, ""),
+            ]
+        )
+        executor = AgentExecutor(
+            agent=RunnableLambda(lambda inputs, plans=plans: next(plans)),
+            tools=TOOLS,
+            middleware=middleware,
+        )
+        chunks = executor.stream({"input": "q"})
+        first = [next(chunks), next(chunks)]
+        rest = RunnableLambda(lambda _, chunks=chunks: list(chunks)).invoke(
+            None, {"tags": ["reader"], "metadata": {"k": "v"}}
+        )
+        seen.append([c.get("steps") and c["steps"][0].observation for c in first + rest])
+    assert seen[0] == seen[1]
+    assert any(isinstance(s, str) and "reader" in s for s in seen[0])

@@ -78,6 +78,7 @@ class Acting:
     executor: AgentExecutor
     config: RunnableConfig
     manager: RunManager | None
+    tools_direct: bool
     steps: list[tuple[AgentAction, Any]]
     iterations: int
     _tool_handler: Callable[[ToolCallRequest], AgentStep] | None
@@ -131,15 +132,15 @@ class Acting:
         do for their requests when no middleware wraps them (each a step, or its error
         handled or raised with a note)."""
         tools, config, steps = self.executor.tools_by_name, self.config, []
-        heard = self.manager is not None
+        direct = self.tools_direct
         for action in actions:
             tool = tools.get(action.tool)
             try:
-                if heard or tool is None or type(tool).run is not _RUN:
+                if not direct or tool is None or type(tool).run is not _RUN:
                     step = self._run_action(action, tool)
                 else:
-                    # `_run_action`'s call less its layers: the class's `run` would only
-                    # pass the config on, which no one hears and this run has resolved.
+                    # `_run_action`'s call less its layers (`tools_direct`): the class's
+                    # `run` would only pass on the config, resolved in this same context.
                     call_id = None
                     if type(action) is not AgentAction:
                         call_id = getattr(action, "tool_call_id", None)

@@ -139,6 +139,7 @@ class AgentRun(Acting):
         "start",
         "state",
         "steps",
+        "tools_direct",
         "tools_in_place",
         "warn_on_stop",
     )
@@ -170,6 +171,7 @@ class AgentRun(Acting):
         self.deadline_at: float | None = None
         self.quiet = False
         self.tools_in_place = False
+        self.tools_direct = False
         self.plans_in_place = False
         # The middleware's wrappers around the calls (the outermost); ``None`` where none
         # wraps them, and the calls are made directly (`_plan_call`, `_run_tool`).
@@ -205,6 +207,9 @@ class AgentRun(Acting):
         # tokens to, the planning call is the agent's invoke, made in place (`decide`).
         hooks, untimed = self.executor.hooks, self.deadline_at is None
         self.tools_in_place = untimed and not hooks.wrap_tool_call
+        # In place, unheard, and the whole run inside one `invoke` (`quiet`: the context its
+        # config was resolved in holds throughout), a tool's run needs no resolving again.
+        self.tools_direct = self.tools_in_place and manager is None and self.quiet
         self.plans_in_place = (
             untimed
             and not hooks.wrap_model_call

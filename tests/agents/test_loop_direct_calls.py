@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from leanchain.agents import AgentAction, AgentExecutor, AgentFinish
 from leanchain.agents.middleware import AgentMiddleware
 from leanchain.agents.schema import ToolAgentAction
+from leanchain.callbacks import BaseCallbackHandler
 from leanchain.errors import OutputParserException, ToolException
 from leanchain.runnables import RunnableConfig, RunnableLambda
 from leanchain.tools import BaseTool, StructuredTool, _runs, tool
@@ -315,3 +316,59 @@ def test_stream_read_inside_another_run_equals_wrapped() -> None:
         seen.append([c.get("steps") and c["steps"][0].observation for c in first + rest])
     assert seen[0] == seen[1]
     assert any(isinstance(s, str) and "reader" in s for s in seen[0])
+
+
+class Heard(BaseCallbackHandler):
+    """Every event of a run, in order, without its ids."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+        self.events.append(("chain_start", repr(kwargs.get("name"))))
+
+    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
+        self.events.append(("chain_end", repr(outputs)))
+
+    def on_chain_error(self, error: BaseException, **kwargs: Any) -> None:
+        self.events.append(("chain_error", repr(error)))
+
+    def on_tool_start(self, serialized: Any, input_str: str, **kwargs: Any) -> None:
+        self.events.append(("tool_start", f"{serialized!r} {input_str!r}"))
+
+    def on_tool_end(self, output: Any, **kwargs: Any) -> None:
+        self.events.append(("tool_end", repr(output)))
+
+    def on_tool_error(self, error: BaseException, **kwargs: Any) -> None:
+        self.events.append(("tool_error", repr(error)))
+
+    def on_agent_action(self, action: Any, **kwargs: Any) -> None:
+        self.events.append(("agent_action", repr(action)))
+
+    def on_agent_finish(self, finish: Any, **kwargs: Any) -> None:
+        self.events.append(("agent_finish", repr(finish)))
+
+
+@pytest.mark.parametrize("stream_runnable", [False, True])
+@pytest.mark.parametrize("first", PLANS, ids=repr)
+def test_heard_run_in_place_equals_wrapped(first: Any, stream_runnable: bool) -> None:
+    """Under a handler (planning in place when the agent is not streamed): the same
+    outcome and the same events, in order, as wrapped."""
+    plans = [
+        first,
+        [AgentAction("broken_handled", {"text": "a"}, "")],
+        AgentFinish({"output": "done"}, ""),
+    ]
+    heard = []
+    for middleware in ([], [PassThrough()]):
+        handler = Heard()
+        outcome = _run(
+            plans,
+            middleware,
+            {"callbacks": [handler]},
+            stream_runnable=stream_runnable,
+            handle_parsing_errors=True,
+        )
+        heard.append((outcome, handler.events))
+    assert heard[0] == heard[1]
+    assert heard[0][1][0] == ("chain_start", "'AgentExecutor'")

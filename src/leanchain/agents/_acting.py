@@ -35,7 +35,7 @@ PARSE_ERROR_MESSAGE = (
 INVALID_TOOL_NAME = "invalid_tool"
 """The tool run that reports a call to a tool that does not exist (LangChain's name)."""
 _INVALID_TOOL_DESCRIPTION = "Called when tool name is invalid. Suggests valid tool names."
-_RUN = BaseTool.run
+_RUN = BaseTool.run  # a tool whose class keeps it may be run at its `_execute` (`act`)
 
 
 def _invalid_tool_start(ex: AgentExecutor, action: AgentAction) -> tuple[str, dict[str, Any]]:

@@ -95,13 +95,22 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
     hooks = run.executor.hooks
     events = not run.quiet  # a quiet run's caller reads only its `Finished` event
     timed = run.deadline_at is not None
+    plans_in_place, tools_in_place = run.plans_in_place, run.tools_in_place  # (`begin`)
+    one_by_one = run.executor.max_tool_concurrency == 1
     finish: AgentFinish | None = None
     paused: Interrupted | None = None
     if hooks.before_agent and not run.resumed:
         answer = yield from _hooks.before_agent(run, sync)
         if answer is not None:
             finish = yield from _ending(run, answer, sync)
-    while finish is None and run.should_continue():
+    limit = run.executor.max_iterations  # (an executor is not changed once built)
+    while finish is None:
+        # `should_continue`, in place where only the iteration limit can stop the run.
+        if timed:
+            if not run.should_continue():
+                break
+        elif limit is not None and run.iterations >= limit:
+            break
         plan: Plan | StopRun
         if run.pending is not None:
             plan, run.pending = run.pending, None
@@ -113,8 +122,14 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
                     finish = yield from _ending(run, rewritten, sync)
                     break
                 request = rewritten
+            planned: Plan | None
             try:
-                planned = _plan(run, request) if sync else (yield _plan, _aplan, (run, request))
+                if not sync:
+                    planned = yield _plan, _aplan, (run, request)
+                elif plans_in_place:
+                    planned = run.decide()
+                else:
+                    planned = _plan(run, request)
             except OutputParserException as exc:
                 kept, answer = yield from _keep_error_step(run, exc, sync)
                 if events:
@@ -143,7 +158,14 @@ def _flow(run: AgentRun, manager: RunManager | None, sync: bool) -> Flow:
             yield from _announce(run, plan, sync)
         if events:
             yield Planned(plan)
-        done = _run_tools(run, plan) if sync else (yield _run_tools, _arun_tools, (run, plan))
+        if not sync:
+            done = yield _run_tools, _arun_tools, (run, plan)
+        elif tools_in_place and (len(plan) <= 1 or one_by_one):
+            # Calls that nothing wraps or times and that would run one after another
+            # anyway are made in place.
+            done = run.act(plan)
+        else:
+            done = _run_tools(run, plan)
         if done is None:  # out of time
             break
         answer = None
@@ -205,10 +227,6 @@ async def _aplan(run: AgentRun, request: ModelRequest | None) -> Plan | None:
 
 def _run_tools(run: AgentRun, plan: list[AgentAction]) -> list[AgentStep] | None:
     """The step's tool calls, waited for until the deadline (``None``: the time ran out)."""
-    # Calls that nothing wraps or times and that would run one after another anyway are
-    # made in place.
-    if run.tools_in_place and (len(plan) <= 1 or run.executor.max_tool_concurrency == 1):
-        return run.act(plan)
     calls = [run.tool_call(request) for request in run.tool_requests(plan)]
     return run_calls(calls, run.executor.max_tool_concurrency, run.deadline_at)
 

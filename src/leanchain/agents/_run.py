@@ -1,8 +1,9 @@
 """The state of one agent run, and every decision the loop takes on it.
 
-`AgentRun` is shared by the sync and the async loop (`_loop`): planning, parse-error steps,
-tool calls, return_direct, limits and the stopped response are decided here once. It is
-also what middleware hooks receive (`leanchain.agents.middleware`).
+`AgentRun` is shared by the sync and the async loop (`_loop`): planning, return_direct,
+limits and the stopped response are decided here once; the steps (tool calls, parse-error
+steps) and their errors in its base, `_acting.Acting`. It is also what middleware hooks
+receive (`leanchain.agents.middleware`).
 
 What a run *is* (inputs, steps, iteration, elapsed time, middleware state, pending calls) is
 plain data, kept apart from what runs it (the executor, the config, the callback manager, the
@@ -19,6 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from leanchain.agents._acting import INVALID_TOOL_NAME, PARSE_ERROR_MESSAGE, Acting, note
 from leanchain.agents._stopping import finish_from_reply, forced_finish, log_stop
 from leanchain.agents.format_scratchpad._steps import RunSteps
 from leanchain.agents.middleware._base import (
@@ -28,15 +30,9 @@ from leanchain.agents.middleware._base import (
     StopRun,
     ToolCallRequest,
 )
-from leanchain.agents.schema import (
-    AgentAction,
-    AgentFinish,
-    AgentStep,
-    ToolAgentAction,
-    agent_step,
-)
+from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep
 from leanchain.callbacks import adispatch_custom_event, dispatch_custom_event
-from leanchain.callbacks.manager import RunManager, astart_run, start_run
+from leanchain.callbacks.manager import RunManager
 from leanchain.errors import OutputParserException
 from leanchain.language_models import BaseChatModel
 from leanchain.runnables.base import Runnable
@@ -45,18 +41,9 @@ from leanchain.runnables.config import RunnableConfig, strip_run_keys
 if TYPE_CHECKING:
     from leanchain.agents.executor import AgentExecutor
     from leanchain.agents.middleware._base import AgentMiddleware
-    from leanchain.tools import BaseTool
 
 __all__ = ["INVALID_TOOL_NAME", "PARSE_ERROR_MESSAGE", "AgentRun"]
 
-PARSE_ERROR_MESSAGE = (
-    "An output parsing error occurred. In order to pass this error back to the agent and have "
-    "it try again, pass `handle_parsing_errors=True` to the AgentExecutor. This is the error: "
-)
-
-INVALID_TOOL_NAME = "invalid_tool"
-"""The tool run that reports a call to a tool that does not exist (LangChain's name)."""
-_INVALID_TOOL_DESCRIPTION = "Called when tool name is invalid. Suggests valid tool names."
 
 _NOTHING: Any = object()
 _new_list = list.__new__
@@ -93,24 +80,6 @@ def _not_a_plan(output: Any) -> TypeError:
     )
 
 
-def _invalid_tool_start(ex: AgentExecutor, action: AgentAction) -> tuple[str, dict[str, Any]]:
-    """The input text and start keywords of the tool run that answers an unknown tool name.
-
-    LangChain answers it by running its ``invalid_tool`` tool, so handlers (and a console
-    trace) see the observation as that tool's output; leanchain reports the same run.
-    """
-    inputs = {"requested_tool_name": action.tool, "available_tool_names": list(ex.tool_names)}
-    call_id = action.tool_call_id if isinstance(action, ToolAgentAction) else None
-    serialized = {"name": INVALID_TOOL_NAME, "description": _INVALID_TOOL_DESCRIPTION}
-    return str(inputs), {"serialized": serialized, "inputs": inputs, "tool_call_id": call_id}
-
-
-def note(exc: BaseException, text: str) -> None:
-    """Add `text` to `exc` once (one exception object may pass through here again)."""
-    if text not in getattr(exc, "__notes__", ()):
-        exc.add_note(text)
-
-
 def _model_of(agent: Runnable[Any, Any]) -> str:
     """The agent's chat model (found through sequences and bindings), for error notes."""
     pending: list[Any] = [agent]
@@ -129,20 +98,7 @@ def _model_of(agent: Runnable[Any, Any]) -> str:
     return f"not found in {agent.get_name()!r}"
 
 
-def _tool_failed(name: str, call_id: str | None, iteration: int) -> str:
-    call = f" (tool call {call_id!r})" if call_id else ""
-    return f"AgentExecutor iteration {iteration}: tool {name!r} failed{call}."
-
-
-def _handled_observation(exc: Exception, handler: bool | str | Callable[..., Any]) -> Any:
-    if isinstance(handler, bool):
-        return str(exc)
-    if isinstance(handler, str):
-        return handler
-    return handler(exc)
-
-
-class AgentRun:
+class AgentRun(Acting):
     """One run: its data, and every decision of the loop; the generators only sequence it.
 
     Attributes (what middleware hooks read):
@@ -176,12 +132,14 @@ class AgentRun:
         "manager",
         "output_extras",
         "pending",
+        "plans_in_place",
         "quiet",
         "resumed",
         "scratchpad_memo",
         "start",
         "state",
         "steps",
+        "tools_direct",
         "tools_in_place",
         "warn_on_stop",
     )
@@ -213,6 +171,8 @@ class AgentRun:
         self.deadline_at: float | None = None
         self.quiet = False
         self.tools_in_place = False
+        self.tools_direct = False
+        self.plans_in_place = False
         # The middleware's wrappers around the calls (the outermost); ``None`` where none
         # wraps them, and the calls are made directly (`_plan_call`, `_run_tool`).
         self._model_handler: Callable[[ModelRequest], Plan] | None = None
@@ -242,8 +202,20 @@ class AgentRun:
         self.start = time.monotonic()
         limit = self.executor.max_execution_time
         self.deadline_at = None if limit is None else self.start + limit - self.elapsed_before
-        # With no tool wrapper and no time limit a step's calls are made in place (`act`).
-        self.tools_in_place = self.deadline_at is None and not self.executor.hooks.wrap_tool_call
+        # With no time limit and no tool wrapper, a step's calls are made in place (`act`);
+        # with no model wrapper or request rewriter either, and no one to stream the model's
+        # tokens to, the planning call is the agent's invoke, made in place (`decide`).
+        hooks, untimed = self.executor.hooks, self.deadline_at is None
+        self.tools_in_place = untimed and not hooks.wrap_tool_call
+        # In place, unheard, and the whole run inside one `invoke` (`quiet`: the context its
+        # config was resolved in holds throughout), a tool's run needs no resolving again.
+        self.tools_direct = self.tools_in_place and manager is None and self.quiet
+        self.plans_in_place = (
+            untimed
+            and not hooks.wrap_model_call
+            and not hooks.before_model
+            and (manager is None or not self.executor.stream_runnable)
+        )
 
     def outputs(self, finish: AgentFinish) -> dict[str, Any]:
         """The run's outputs for `finish` (the callbacks are told by the caller)."""
@@ -401,6 +373,17 @@ class AgentRun:
             self._planning_failed(exc)
             raise
 
+    def decide(self) -> Plan:
+        """`plan` as one call, where `begin` found nothing between the loop and the agent
+        (`plans_in_place`): the agent invoked on the run's input, as `_ask` would."""
+        try:
+            output = self.executor.agent.invoke(self.agent_input(), self.config)
+            # A text agent's usual answer is one action: what `_as_plan` makes of it.
+            return [output] if isinstance(output, AgentAction) else _as_plan(output)
+        except Exception as exc:
+            self._planning_failed(exc)
+            raise
+
     async def aplan(self, request: ModelRequest | None = None) -> Plan:
         """Async `plan`."""
         try:
@@ -469,134 +452,6 @@ class AgentRun:
             note(exc, self._final_answer_failed())
             raise
         return finish_from_reply(reply)
-
-    def parse_error_step(self, exc: OutputParserException) -> AgentStep:
-        """The "_Exception" step for an unparsable reply, or the error the caller must raise.
-
-        Raises:
-            OutputParserException: ``handle_parsing_errors`` is off (LangChain's message,
-                chained from `exc`; a `ValueError`, as LangChain's is).
-        """
-        handler = self.executor.handle_parsing_errors
-        if handler is False:
-            raise OutputParserException(PARSE_ERROR_MESSAGE + str(exc)) from exc
-        text = str(exc)
-        if handler is True:
-            if exc.send_to_llm:
-                observation: Any = str(exc.observation)
-                text = str(exc.llm_output)
-            else:
-                observation = "Invalid or incomplete response"
-        elif isinstance(handler, str):
-            observation = handler
-        else:
-            observation = handler(exc)
-        return AgentStep(AgentAction("_Exception", observation, text), observation)
-
-    # -- acting -----------------------------------------------------------------------------
-
-    def announce(self, actions: list[AgentAction]) -> None:
-        """Tell the callbacks what the agent is about to do."""
-        if self.manager:
-            for action in actions:
-                self.manager.emit("on_agent_action", action)
-
-    async def aannounce(self, actions: list[AgentAction]) -> None:
-        """Async `announce`."""
-        if self.manager:
-            for action in actions:
-                await self.manager.aemit("on_agent_action", action)
-
-    def tool_requests(self, actions: list[AgentAction]) -> list[ToolCallRequest]:
-        """The step's tool calls, each with its tool looked up."""
-        tools, iteration = self.executor.tools_by_name, self.iterations + 1
-        return [
-            ToolCallRequest(action, tools.get(action.tool), index=i, iteration=iteration)
-            for i, action in enumerate(actions)
-        ]
-
-    def act(self, actions: list[AgentAction]) -> list[AgentStep]:
-        """Run the step's tools in place, one after another: what the calls of `tool_call`
-        do for their requests when no middleware wraps them (each a step, or its error
-        handled or raised with a note)."""
-        tools, steps = self.executor.tools_by_name, []
-        for action in actions:
-            try:
-                steps.append(self._run_action(action, tools.get(action.tool)))
-            except Exception as exc:
-                steps.append(self._tool_error(action, self.iterations + 1, exc))
-        return steps
-
-    def tool_call(self, request: ToolCallRequest) -> Callable[[], AgentStep]:
-        """The call that runs `request` (through the middleware) and returns its step."""
-        handler = self._tool_handler or self._run_tool
-
-        def call() -> AgentStep:
-            try:
-                return handler(request)
-            except Exception as exc:
-                return self._tool_error(request.action, request.iteration, exc)
-
-        return call
-
-    def atool_call(self, request: ToolCallRequest) -> Callable[[], Awaitable[AgentStep]]:
-        """Async `tool_call`."""
-        handler = self._atool_handler or self._arun_tool
-
-        async def call() -> AgentStep:
-            try:
-                return await handler(request)
-            except Exception as exc:
-                return self._tool_error(request.action, request.iteration, exc)
-
-        return call
-
-    def _tool_error(self, action: AgentAction, iteration: int, exc: Exception) -> AgentStep:
-        """A tool's exception as the step's observation, or raised with a note."""
-        handler = self.executor.handle_tool_errors
-        if handler is False:
-            call_id = getattr(action, "tool_call_id", None)
-            note(exc, _tool_failed(action.tool, call_id, iteration))
-            raise exc
-        return AgentStep(action, _handled_observation(exc, handler))
-
-    def _run_tool(self, request: ToolCallRequest) -> AgentStep:
-        """Run the tool of `request` (the innermost handler: its errors are raised)."""
-        return self._run_action(request.action, request.tool)
-
-    def _run_action(self, action: AgentAction, tool: BaseTool | None) -> AgentStep:
-        """Run `tool` for `action` (``None``: the invalid-tool observation); errors raised."""
-        if tool is None:
-            observation = self.executor.invalid_tool_observation(action.tool)
-            if self.manager is not None:
-                text, extra = _invalid_tool_start(self.executor, action)
-                run = start_run(self.config, "tool", INVALID_TOOL_NAME, text, **extra)
-                if run is not None:
-                    run.on_end(observation)
-            return AgentStep(action, observation)
-        # A plain action has no call id (`getattr` would raise and catch an AttributeError).
-        call_id = None if type(action) is AgentAction else getattr(action, "tool_call_id", None)
-        observation = tool.run(
-            action.tool_input, config=self.config, tool_call_id=call_id, as_message=False
-        )
-        return agent_step(action, observation)
-
-    async def _arun_tool(self, request: ToolCallRequest) -> AgentStep:
-        """Async `_run_tool`."""
-        action, tool = request.action, request.tool
-        if tool is None:
-            observation = self.executor.invalid_tool_observation(action.tool)
-            if self.manager is not None:
-                text, extra = _invalid_tool_start(self.executor, action)
-                run = await astart_run(self.config, "tool", INVALID_TOOL_NAME, text, **extra)
-                if run is not None:
-                    await run.aon_end(observation)
-            return AgentStep(action, observation)
-        call_id = getattr(action, "tool_call_id", None)
-        observation = await tool.arun(
-            action.tool_input, config=self.config, tool_call_id=call_id, as_message=False
-        )
-        return agent_step(action, observation)
 
     def record(self, steps: list[AgentStep]) -> AgentFinish | None:
         """Keep the iteration's steps; the finish when one of them is a return_direct tool's."""

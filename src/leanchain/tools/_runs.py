@@ -149,9 +149,14 @@ def execute(
     config: RunnableConfig | None,
     tool_call_id: str | None,
     as_message: bool = True,
+    resolved: bool = False,
 ) -> Any:
-    """Run `self` on `tool_input`: its output, or a `ToolMessage` answering `tool_call_id`."""
-    config = ensure_config(config)
+    """Run `self` on `tool_input`: its output, or a `ToolMessage` answering `tool_call_id`.
+
+    `resolved`: `config` is what `ensure_config` made of it in this context already (an
+    agent run's config, which no one listens to), so resolving it again would only copy it.
+    """
+    config = config if resolved and config is not None else ensure_config(config)
     if self.tags or self.metadata or self.callbacks:
         config = with_tool_settings(config, self.tags, self.metadata, self.callbacks)
     run = None

@@ -1,9 +1,9 @@
 """The state of one agent run, and every decision the loop takes on it.
 
-`AgentRun` is shared by the sync and the async loop (`_loop`): planning, return_direct,
-limits and the stopped response are decided here once; the steps (tool calls, parse-error
-steps) and their errors in its base, `_acting.Acting`. It is also what middleware hooks
-receive (`leanchain.agents.middleware`).
+`AgentRun` is shared by the sync and the async loop (`_loop`): return_direct, limits and the
+stopped response are decided here once; the planning calls in its base `_planning.Planning`,
+the steps (tool calls, parse-error steps) and their errors in its base `_acting.Acting`. It
+is also what middleware hooks receive (`leanchain.agents.middleware`).
 
 What a run *is* (inputs, steps, iteration, elapsed time, middleware state, pending calls) is
 plain data, kept apart from what runs it (the executor, the config, the callback manager, the
@@ -20,9 +20,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from leanchain.agents._acting import INVALID_TOOL_NAME, PARSE_ERROR_MESSAGE, Acting, note
-from leanchain.agents._stopping import finish_from_reply, forced_finish, log_stop
-from leanchain.agents.format_scratchpad._steps import RunSteps
+from leanchain.agents._acting import INVALID_TOOL_NAME, PARSE_ERROR_MESSAGE, Acting
+from leanchain.agents._planning import Planning
+from leanchain.agents._stopping import forced_finish, log_stop
 from leanchain.agents.middleware._base import (
     Interrupt,
     ModelRequest,
@@ -33,9 +33,6 @@ from leanchain.agents.middleware._base import (
 from leanchain.agents.schema import AgentAction, AgentFinish, AgentStep
 from leanchain.callbacks import adispatch_custom_event, dispatch_custom_event
 from leanchain.callbacks.manager import RunManager
-from leanchain.errors import OutputParserException
-from leanchain.language_models import BaseChatModel
-from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig, strip_run_keys
 
 if TYPE_CHECKING:
@@ -45,60 +42,11 @@ if TYPE_CHECKING:
 __all__ = ["INVALID_TOOL_NAME", "PARSE_ERROR_MESSAGE", "AgentRun"]
 
 
-_NOTHING: Any = object()
-_new_list = list.__new__
-
 Request = TypeVar("Request")
 Out = TypeVar("Out")
 
 
-def _add(total: Any, chunk: Any) -> Any:
-    try:
-        return total + chunk
-    except TypeError:
-        return chunk
-
-
-def _as_plan(output: Any) -> Plan:
-    if type(output) is not list:  # the usual plan is a plain list
-        if isinstance(output, AgentFinish):
-            return output
-        if isinstance(output, AgentAction):
-            return [output]
-        if not isinstance(output, list):
-            raise _not_a_plan(output)
-    for action in output:
-        if not isinstance(action, AgentAction):
-            raise _not_a_plan(output)
-    return output
-
-
-def _not_a_plan(output: Any) -> TypeError:
-    return TypeError(
-        "The agent must return an AgentAction, a list of AgentActions or an AgentFinish, "
-        f"got {type(output).__name__}: {output!r}"
-    )
-
-
-def _model_of(agent: Runnable[Any, Any]) -> str:
-    """The agent's chat model (found through sequences and bindings), for error notes."""
-    pending: list[Any] = [agent]
-    for _ in range(100):
-        if not pending:
-            break
-        node = pending.pop(0)
-        if isinstance(node, BaseChatModel):
-            return repr(node)
-        children = getattr(node, "steps", None)
-        if isinstance(children, tuple):
-            pending.extend(children)
-        bound = getattr(node, "bound", None)
-        if bound is not None:
-            pending.append(bound)
-    return f"not found in {agent.get_name()!r}"
-
-
-class AgentRun(Acting):
+class AgentRun(Planning, Acting):
     """One run: its data, and every decision of the loop; the generators only sequence it.
 
     Attributes (what middleware hooks read):
@@ -301,157 +249,6 @@ class AgentRun(Acting):
         if stop.generate:
             return await self.afinal_answer()
         return AgentFinish({"output": stop.message}, "")
-
-    def final_answer(self) -> AgentFinish:
-        """One more model call for a final answer (through the middleware's model wrappers)."""
-        request = ModelRequest(self._final_answer_input(), self.executor.tools, final=True)
-        plan = (self._model_handler or self._plan_call)(request)
-        assert isinstance(plan, AgentFinish)
-        return plan
-
-    async def afinal_answer(self) -> AgentFinish:
-        """Async `final_answer`."""
-        request = ModelRequest(self._final_answer_input(), self.executor.tools, final=True)
-        plan = await (self._amodel_handler or self._aplan_call)(request)
-        assert isinstance(plan, AgentFinish)
-        return plan
-
-    def _final_answer_failed(self) -> str:
-        return (
-            f"AgentExecutor: the agent failed while writing its final answer after "
-            f"{self.iterations} iterations (early stop with 'generate'); its model: "
-            f"{_model_of(self.executor.agent)}."
-        )
-
-    def _planning_failed(self, exc: Exception) -> None:
-        if not isinstance(exc, OutputParserException):  # the loop turns those into steps
-            note(
-                exc,
-                f"AgentExecutor iteration {self.iterations + 1}: the agent failed while "
-                f"planning the next step; its model: {_model_of(self.executor.agent)}.",
-            )
-
-    def _final_answer_input(self) -> dict[str, Any]:
-        return {**self.inputs, "intermediate_steps": RunSteps(self.steps, self.scratchpad_memo)}
-
-    # -- planning ---------------------------------------------------------------------------
-
-    def agent_input(self) -> dict[str, Any]:
-        """What the agent sees: the inputs and the (trimmed) steps so far."""
-        trim = self.executor.trim_intermediate_steps
-        if isinstance(trim, int):
-            seen = self.steps[-trim:] if trim > 0 else self.steps
-        else:
-            seen = trim(self.steps[:])
-        # A list with the run's memo: the agent's formatter writes only the new steps.
-        # (`RunSteps(seen, memo)`, made without its __init__ and the super() call in it.)
-        steps = _new_list(RunSteps)
-        steps += seen
-        steps.memo = self.scratchpad_memo
-        inputs = {**self.inputs}
-        inputs["intermediate_steps"] = steps
-        return inputs
-
-    def request(self) -> ModelRequest:
-        """The next planning call's request: the agent's input and all the executor's tools."""
-        return ModelRequest(self.agent_input(), self.executor.tools)
-
-    def plan(self, request: ModelRequest | None = None) -> Plan:
-        """Ask the agent what to do next (through the middleware's model wrappers).
-
-        `request` ``None`` is the run's next request (`request`): with no model wrapper to
-        hand it to, the agent is called with its input at once, which is the same call.
-        """
-        try:
-            handler = self._model_handler
-            if handler is not None:
-                return handler(self.request() if request is None else request)
-            if request is None:
-                return self._ask(self.executor.agent, self.agent_input())
-            return self._plan_call(request)
-        except Exception as exc:
-            self._planning_failed(exc)
-            raise
-
-    def decide(self) -> Plan:
-        """`plan` as one call, where `begin` found nothing between the loop and the agent
-        (`plans_in_place`): the agent invoked on the run's input, as `_ask` would."""
-        try:
-            output = self.executor.agent.invoke(self.agent_input(), self.config)
-            # A text agent's usual answer is one action: what `_as_plan` makes of it.
-            return [output] if isinstance(output, AgentAction) else _as_plan(output)
-        except Exception as exc:
-            self._planning_failed(exc)
-            raise
-
-    async def aplan(self, request: ModelRequest | None = None) -> Plan:
-        """Async `plan`."""
-        try:
-            handler = self._amodel_handler
-            if handler is not None:
-                return await handler(self.request() if request is None else request)
-            if request is None:
-                return await self._aask(self.executor.agent, self.agent_input())
-            return await self._aplan_call(request)
-        except Exception as exc:
-            self._planning_failed(exc)
-            raise
-
-    def _agent_for(self, request: ModelRequest) -> Runnable[Any, Any]:
-        ex = self.executor
-        return ex.agent if request.tools == ex.tools else ex.agent_for(request.tools)
-
-    def _plan_call(self, request: ModelRequest) -> Plan:
-        """The planning call itself (the innermost model handler)."""
-        if request.final:
-            return self._final_call(request)
-        return self._ask(self._agent_for(request), request.inputs)
-
-    async def _aplan_call(self, request: ModelRequest) -> Plan:
-        """Async `_plan_call`."""
-        if request.final:
-            return await self._afinal_call(request)
-        return await self._aask(self._agent_for(request), request.inputs)
-
-    def _ask(self, agent: Runnable[Any, Any], inputs: dict[str, Any]) -> Plan:
-        """`agent`'s decision on `inputs`.
-
-        The agent is streamed when someone listens, so that model tokens reach the callbacks
-        while the model answers; with no handler the chunks would serve no one, and invoking
-        gives the same decision for a fraction of the cost.
-        """
-        if not self.executor.stream_runnable or self.manager is None:
-            return _as_plan(agent.invoke(inputs, self.config))
-        total: Any = _NOTHING
-        for chunk in agent.stream(inputs, self.config):
-            total = chunk if total is _NOTHING else _add(total, chunk)
-        return _as_plan(None if total is _NOTHING else total)
-
-    async def _aask(self, agent: Runnable[Any, Any], inputs: dict[str, Any]) -> Plan:
-        """Async `_ask`."""
-        if not self.executor.stream_runnable or self.manager is None:
-            return _as_plan(await agent.ainvoke(inputs, self.config))
-        total: Any = _NOTHING
-        async for chunk in agent.astream(inputs, self.config):
-            total = chunk if total is _NOTHING else _add(total, chunk)
-        return _as_plan(None if total is _NOTHING else total)
-
-    def _final_call(self, request: ModelRequest) -> AgentFinish:
-        chain = self.executor.final_answer_chain_for_stop()
-        try:
-            return finish_from_reply(chain.invoke(request.inputs, self.config))
-        except Exception as exc:
-            note(exc, self._final_answer_failed())
-            raise
-
-    async def _afinal_call(self, request: ModelRequest) -> AgentFinish:
-        chain = self.executor.final_answer_chain_for_stop()
-        try:
-            reply = await chain.ainvoke(request.inputs, self.config)
-        except Exception as exc:
-            note(exc, self._final_answer_failed())
-            raise
-        return finish_from_reply(reply)
 
     def record(self, steps: list[AgentStep]) -> AgentFinish | None:
         """Keep the iteration's steps; the finish when one of them is a return_direct tool's."""

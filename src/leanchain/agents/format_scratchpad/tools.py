@@ -3,7 +3,7 @@
 The scratchpad is written again on every step of a run, so this is the hot path of a
 tool-calling agent. Two things keep it cheap without changing what it returns:
 
-- within a run, only the steps added since the last call are written (`fold`);
+- within a run, only the steps added since the last call are written (`since`);
 - a `ToolMessage` from known-valid values skips pydantic validation, and a step's messages
   are compared with the turn before it by identity first (LangChain compares every new
   message with every earlier one).
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from leanchain.agents.format_scratchpad._steps import Steps, fold
+from leanchain.agents.format_scratchpad._steps import Steps, since
 from leanchain.agents.schema import AgentAction, ToolAgentAction, observation_text
 from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
@@ -137,7 +137,13 @@ def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
     Args:
         intermediate_steps: ``(action, observation)`` pairs (or `AgentStep`s), oldest first.
     """
-    return fold(intermediate_steps, format_to_tool_messages, _Turns, _Turns.add).messages.copy()
+    turns: _Turns
+    turns, seen, new = since(intermediate_steps, format_to_tool_messages, _Turns)
+    for step in new:
+        action, observation = step
+        turns.add(action, observation)
+        seen.append(step)
+    return turns.messages.copy()
 
 
 format_to_openai_tool_messages = format_to_tool_messages

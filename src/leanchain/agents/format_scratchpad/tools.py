@@ -29,31 +29,6 @@ _construct: Final = ToolMessage._construct
 instructions a read), and one is built per step."""
 
 
-def _tool_message(observation: Any, call_id: Any, name: Any) -> ToolMessage:
-    """``ToolMessage(observation_text(observation), tool_call_id=..., name=...,
-    additional_kwargs={"name": name})``."""
-    # ASCII text is its own observation text (`readable`); anything else is written by it.
-    if type(observation) is str and observation.isascii():
-        content = observation
-    else:
-        content = observation_text(observation)
-    if type(call_id) is not str or type(name) is not str:
-        return ToolMessage(
-            content=content, tool_call_id=call_id, name=name, additional_kwargs={"name": name}
-        )
-    # (Unpacking keeps the defaults' key order; the given keys replace theirs in place.)
-    return _construct(
-        {
-            **_DEFAULTS,
-            "content": content,
-            "additional_kwargs": {"name": name},
-            "response_metadata": {},
-            "name": name,
-            "tool_call_id": call_id,
-        }
-    )
-
-
 def _signature(message: BaseMessage) -> Any:
     """A hashable summary that equal messages share (so only look-alikes are compared whole)."""
     # Read the field values directly: a missing attribute on a pydantic model is slow.
@@ -110,7 +85,31 @@ class _Turns:
             self.unanswered = unanswered
             self.messages.extend(said)
         self.unanswered[call_id] = self.unanswered.get(call_id, 0) - 1
-        self.messages.append(_tool_message(observation, call_id, action.tool))
+        # ``ToolMessage(observation_text(observation), tool_call_id=call_id, name=name,
+        # additional_kwargs={"name": name})``, built without validation from known-valid
+        # values (written here, not in a helper: one is built per step).
+        name = action.tool
+        # ASCII text is its own observation text (`readable`); anything else is written by it.
+        if type(observation) is str and observation.isascii():
+            content = observation
+        else:
+            content = observation_text(observation)
+        if type(call_id) is not str or type(name) is not str:
+            message = ToolMessage(
+                content=content, tool_call_id=call_id, name=name, additional_kwargs={"name": name}
+            )
+        else:  # (unpacking keeps the defaults' key order; the given keys replace theirs)
+            message = _construct(
+                {
+                    **_DEFAULTS,
+                    "content": content,
+                    "additional_kwargs": {"name": name},
+                    "response_metadata": {},
+                    "name": name,
+                    "tool_call_id": call_id,
+                }
+            )
+        self.messages.append(message)
 
 
 def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:

@@ -18,8 +18,8 @@ even those that happen to be whole (see `leanchain.agents.output_parsers.base`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, cast
 
 from leanchain.agents.output_parsers.base import (
     MultiActionAgentOutputParser,
@@ -66,8 +66,9 @@ def _responded(content: Any) -> str:
     return f"responded: {content}\n\n" if content else "\n\n"
 
 
-def _log(name: str, tool_input: Any, responded: str) -> str:
-    return f"\nInvoking: `{name}` with `{tool_input}`\n{responded}"
+_log: Final[Callable[[str, Any, str], str]] = "\nInvoking: `{}` with `{}`\n{}".format
+"""``_log(name, tool_input, responded)``: one call's log (a bound ``str.format``: each
+value written with ``format(value, "")``, as an f-string writes it, and no Python frame)."""
 
 
 def _tool_action(

@@ -18,8 +18,8 @@ even those that happen to be whole (see `leanchain.agents.output_parsers.base`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, cast
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from leanchain.agents.output_parsers.base import (
     MultiActionAgentOutputParser,
@@ -66,9 +66,10 @@ def _responded(content: Any) -> str:
     return f"responded: {content}\n\n" if content else "\n\n"
 
 
-_log: Final[Callable[[str, Any, str], str]] = "\nInvoking: `{}` with `{}`\n{}".format
-"""``_log(name, tool_input, responded)``: one call's log (a bound ``str.format``: each
-value written with ``format(value, "")``, as an f-string writes it, and no Python frame)."""
+def _log(name: str, tool_input: Any, responded: str) -> str:
+    # (An f-string: a bound ``str.format`` saves the frame but parses its template on every
+    # call, which costs more.)
+    return f"\nInvoking: `{name}` with `{tool_input}`\n{responded}"
 
 
 def _tool_action(

@@ -336,3 +336,39 @@ def test_two_calls_of_one_message_with_one_id_are_both_answered() -> None:
         tm("a", "dup", "search"),
         tm("b", "dup", "search"),
     ]
+
+
+class _FailsOnce:
+    """An observation whose text cannot be written the first time it is asked for."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def __str__(self) -> str:
+        self.asked += 1
+        if self.asked == 1:
+            raise RuntimeError("not yet")
+        return "ready"
+
+
+@pytest.mark.parametrize("formatter", [format_log_to_str, format_xml, format_to_tool_messages])
+def test_a_step_whose_writing_raised_is_written_again(formatter: Any) -> None:
+    # The memo records a step only once it is written: a retried call (a middleware that
+    # retries the model call, say) writes it then, once, after the steps already kept.
+    memo: dict[Any, Any] = {}
+    first = (AgentAction("t", "i", "L1"), "o1")
+    second = (AgentAction("t", "j", "L2"), _FailsOnce())
+    formatter(RunSteps([first], memo))
+    with pytest.raises(RuntimeError, match="not yet"):
+        formatter(RunSteps([first, second], memo))
+    again = formatter(RunSteps([first, second], memo))
+    assert again == formatter([first, (second[0], "ready")])
+
+
+def test_agent_steps_are_written_as_their_pairs_in_a_run() -> None:
+    memo: dict[Any, Any] = {}
+    step = AgentStep(AgentAction("t", "i", "L"), "o")
+    assert format_log_to_str(RunSteps([step], memo)) == "L\nObservation: o\nThought: "  # type: ignore[list-item]
+    assert format_xml(RunSteps([step], memo)) == (  # type: ignore[list-item]
+        "<tool>t</tool><tool_input>i</tool_input><observation>o</observation>"
+    )

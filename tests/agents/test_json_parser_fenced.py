@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_parsers_property import JSON_TEXT, JSON_VALUES, json_blobs
 
-from leanchain._partial_json import parse_complete_json, parse_json_markdown
 from leanchain.agents.output_parsers import JSONAgentOutputParser
-from leanchain.agents.output_parsers.json import _NOT_FENCED, _decide, _fenced
+from leanchain.agents.output_parsers import json as json_parser
+from leanchain.agents.output_parsers.json import _NOT_FENCED, _fenced
 from leanchain.errors import OutputParserException
 
 SETTINGS = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -26,10 +27,8 @@ PIECES = st.sampled_from(["", "\n", " ", "\n\n", "`", "```", "\n```", "Action:",
 
 def general(text: str) -> Any:
     """What the parser gave before the fenced read: the general path, value or error."""
-    try:
-        return _decide(parse_json_markdown(text, parser=parse_complete_json), text)
-    except Exception as e:
-        return ("error", f"Could not parse LLM output: {text}", type(e), str(e))
+    with patch.object(json_parser, "_fenced", lambda text: _NOT_FENCED):
+        return parsed(text)
 
 
 def parsed(text: str) -> Any:

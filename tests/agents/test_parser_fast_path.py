@@ -19,18 +19,19 @@ from test_parsers_property import JSON_TEXT, REACT_TEXT, XML_TEXT, ai_messages, 
 
 from leanchain.agents.output_parsers import (
     JSONAgentOutputParser,
+    OpenAIFunctionsAgentOutputParser,
     OpenAIToolsAgentOutputParser,
     ReActSingleInputOutputParser,
     ToolsAgentOutputParser,
     XMLAgentOutputParser,
 )
-from leanchain.agents.output_parsers.base import was_cut_off
+from leanchain.agents.output_parsers.base import AgentOutputParser, was_cut_off
 from leanchain.agents.output_parsers.tools import _tool_action
-from leanchain.agents.schema import ToolAgentAction
+from leanchain.agents.schema import AgentFinish, ToolAgentAction
 from leanchain.callbacks import BaseCallbackHandler
 from leanchain.errors import OutputParserException
 from leanchain.messages import AIMessage, AIMessageChunk, HumanMessage
-from leanchain.output_parsers import generation_message
+from leanchain.output_parsers import BaseOutputParser, generation_message
 from leanchain.outputs import ChatGeneration, Generation
 
 SETTINGS = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -181,3 +182,70 @@ def test_the_action_class_is_still_what_the_fast_build_assumes() -> None:
     assert names == ["tool", "tool_input", "log", "message_log", "tool_call_id"]
     assert not hasattr(ToolAgentAction, "__post_init__")
     assert not hasattr(ToolAgentAction, "__slots__")
+
+
+# -- which `_parse_one` a parser class gets (`reads_directly`) --------------------------------
+
+
+def test_the_parsers_read_a_string_or_message_with_their_decide() -> None:
+    for parser in TEXT_PARSERS:
+        assert type(parser)._parse_one is AgentOutputParser._decide
+    for parser in TOOL_PARSERS:
+        assert type(parser)._parse_one is ToolsAgentOutputParser._decide
+    assert OpenAIFunctionsAgentOutputParser._parse_one is BaseOutputParser._parse_one
+
+
+def test_a_subclass_parse_result_sees_every_invoke_as_a_generation() -> None:
+    seen: list[str] = []
+
+    class Seeing(JSONAgentOutputParser):
+        __slots__ = ()
+
+        def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
+            seen.append(type(result[0]).__name__)
+            return super().parse_result(result, partial=partial)
+
+    class Below(Seeing):  # inherits the override: still seen
+        __slots__ = ()
+
+    blob = '{"action": "Final Answer", "action_input": "42"}'
+    for parser in (Seeing(), Below()):
+        assert parser.invoke(blob) == AgentFinish({"output": "42"}, blob)
+        assert parser.invoke(AIMessage(content=blob)) == AgentFinish({"output": "42"}, blob)
+    assert seen == ["Generation", "ChatGeneration"] * 2
+
+    class SeeingTools(ToolsAgentOutputParser):
+        __slots__ = ()
+
+        def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
+            seen.append(type(result[0]).__name__)
+            return super().parse_result(result, partial=partial)
+
+    assert SeeingTools().invoke(AIMessage(content="done")) == AgentFinish(
+        {"output": "done"}, "done"
+    )
+    assert seen[-1] == "ChatGeneration"
+
+
+def test_a_subclass_decide_and_a_hand_written_parse_one_are_called() -> None:
+    class Deciding(XMLAgentOutputParser):
+        __slots__ = ()
+
+        def _decide(self, output: Any) -> Any:
+            return AgentFinish({"output": "decided"}, "")
+
+    class OwnParseOne(ReActSingleInputOutputParser):
+        __slots__ = ()
+
+        def _parse_one(self, output: Any) -> Any:
+            return AgentFinish({"output": "own"}, "")
+
+    class Below(OwnParseOne):  # a parse_result below a hand-written _parse_one: kept
+        __slots__ = ()
+
+        def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
+            raise AssertionError("not reached")
+
+    assert Deciding().invoke("x") == AgentFinish({"output": "decided"}, "")
+    assert OwnParseOne().invoke("x") == AgentFinish({"output": "own"}, "")
+    assert Below().invoke(AIMessage(content="x")) == AgentFinish({"output": "own"}, "")

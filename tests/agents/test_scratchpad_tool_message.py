@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leanchain.agents.format_scratchpad.tools import _tool_message
-from leanchain.agents.schema import observation_text
-from leanchain.messages import ToolMessage
+from leanchain.agents.format_scratchpad import format_to_tool_messages
+from leanchain.agents.schema import ToolAgentAction, observation_text
+from leanchain.messages import AIMessage, ToolMessage
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
@@ -18,6 +18,15 @@ _JSON = st.recursive(
 )
 _OBSERVATION = st.text() | st.sampled_from(["42", "héllo", "\ud800 lone", ""]) | _JSON
 _ID = st.text(max_size=8)
+
+
+def _tool_message(observation: Any, call_id: Any, name: str) -> Any:
+    """The `ToolMessage` the scratchpad writes for one call's result."""
+    said = AIMessage(content="", tool_calls=[{"name": name, "args": {}, "id": call_id}])
+    action = ToolAgentAction(name, {}, "", [said], call_id)
+    messages = format_to_tool_messages([(action, observation)])
+    assert messages[0] is said
+    return messages[1]
 
 
 class _Opaque:

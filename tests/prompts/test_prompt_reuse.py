@@ -74,6 +74,23 @@ def test_a_history_list_changed_in_place_is_read_again() -> None:
     assert [m.content for m in again.messages] == ["You are p.", "hi", "hello", "q"]
 
 
+@pytest.mark.parametrize("given", [True, False])
+def test_an_empty_history_filled_in_place_is_read_again(given: bool) -> None:
+    # Read empty (given as [], or the optional placeholder's own [] partial), then filled.
+    prompt = ChatPromptTemplate.from_messages(list(CHAT.messages))
+    history: list[Any] = [] if given else prompt._partials["chat_history"]
+    values = {"persona": "p", "input": "q", "agent_scratchpad": []}
+    if given:
+        values["chat_history"] = history
+    memo: dict[Any, Any] = {}
+    first = prompt.format_prompt_reusing(values, memo, "agent_scratchpad")
+    assert [m.content for m in first.messages] == ["You are p.", "q"]
+    history.append(HumanMessage(content="hi"))
+    again = prompt.format_prompt_reusing(values, memo, "agent_scratchpad")
+    assert again == prompt.format_prompt(**values)
+    assert [m.content for m in again.messages] == ["You are p.", "hi", "q"]
+
+
 def test_a_history_of_tuples_or_a_dict_value_is_never_kept() -> None:
     memo: dict[Any, Any] = {}
     values = {

@@ -16,6 +16,7 @@ from leanchain.messages import AIMessage, HumanMessage
 from leanchain.prompts import (
     BasePromptTemplate,
     ChatPromptTemplate,
+    ChatPromptValue,
     HumanMessagePromptTemplate,
     MessagesPlaceholder,
     PromptTemplate,
@@ -53,6 +54,13 @@ PROMPTS: dict[str, Prompt] = {
             ("human", "{input}\n\n{agent_scratchpad}\n(reply in JSON)"),
         ]
     ).partial(tools="echo", tool_names="echo"),
+    # The same with the scratchpad in a last AI or system turn (built by another class).
+    "last-ai-turn": lambda: ChatPromptTemplate.from_messages(
+        [("system", "Tools: {tools}"), ("ai", "{input}: {agent_scratchpad}.")]
+    ).partial(tools="echo"),
+    "last-system-turn": lambda: ChatPromptTemplate.from_messages(
+        [("human", "{input}"), ("system", "Steps so far:{agent_scratchpad}")]
+    ),
     # A last turn that cannot be split: the scratchpad twice.
     "last-turn-twice": lambda: ChatPromptTemplate.from_messages(
         [("system", "{tools}"), ("human", "{agent_scratchpad} {input} {agent_scratchpad}")]
@@ -127,10 +135,15 @@ def _pad(prompt: BasePromptTemplate, change: str, n: int) -> Any:
 
 
 def _outcome(call: Callable[[], Any]) -> Any:
+    """The value with its type and, for messages, each one's class, fields and fields set
+    (what ``==`` does not compare); or the error's type and message."""
     try:
-        return ("value", call())
+        value = call()
     except Exception as exc:  # the same error, type and message
         return ("error", type(exc), str(exc))
+    messages = value.messages if isinstance(value, ChatPromptValue) else []
+    built = [(type(m), m.model_dump(), m.model_fields_set) for m in messages]
+    return ("value", type(value), value, built)
 
 
 @pytest.mark.parametrize("name", sorted(PROMPTS))

@@ -15,8 +15,8 @@ from leanchain.messages import (
     ToolMessage,
 )
 from leanchain.prompts._base import BasePromptTemplate
-from leanchain.prompts._build import build_message
-from leanchain.prompts._chat_reuse import Split, head_reads, holds, part_reads, split_last
+from leanchain.prompts._build import message_builder
+from leanchain.prompts._chat_reuse import Split, head_reads, part_reads, split_last
 from leanchain.prompts._message import (
     AIMessagePromptTemplate,
     BaseMessagePromptTemplate,
@@ -43,6 +43,8 @@ dict, a bare template string (a human message) or a nested `ChatPromptTemplate`.
 
 AnyMessage = AIMessage | HumanMessage | ChatMessage | SystemMessage | FunctionMessage | ToolMessage
 """What a placeholder's list may hold, as the input schema reports it."""
+
+_new = object.__new__
 
 _ROLES: dict[str, type[BaseStringMessagePromptTemplate]] = {
     "human": HumanMessagePromptTemplate,
@@ -252,11 +254,19 @@ class ChatPromptTemplate(BasePromptTemplate):
                 out = head.copy()
                 if type(last) is MessagesPlaceholder and type(pad) is list:
                     last._extend(pad, out)
-                elif split is not None and type(pad) is str and holds(last, split):
-                    out.append(build_message(last._kind, split[2] + pad + split[3]))
+                elif (  # the last turn still formats from the prompt and text kept
+                    split is not None
+                    and type(pad) is str
+                    and last.prompt is split[0]
+                    and split[0].template is split[1]
+                    and not last.additional_kwargs
+                ):
+                    out.append(split[4](split[2] + pad + split[3]))
                 else:
                     last._format_into(self._merge_partials(self._check_missing(values)), out)
-                return ChatPromptValue(out)
+                value = _new(ChatPromptValue)  # (`ChatPromptValue(out)`, a call less)
+                value.messages = out
+                return value
         return self._format_and_keep(self._check_missing(values), memo, varying)
 
     def _format_and_keep(
@@ -287,7 +297,9 @@ class ChatPromptTemplate(BasePromptTemplate):
                 lead, rest = found
                 names = (*names, *(name for name in lead.variables if name not in names))
                 placeholders = placeholders - set(lead.variables)
-                split = (last.prompt, last.prompt.template, lead.format(merged), rest)
+                prompt = last.prompt
+                text = lead.format(merged)
+                split = (prompt, prompt.template, text, rest, message_builder(last._kind))
             reads = snapshot(values, partials, names, placeholders)
             if reads is not None:
                 memo[head_key(self)] = (messages, partials, last, reads, head, split)

@@ -8,6 +8,7 @@ nothing but the values they read (no subclass, no callable partial, no nested pr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from leanchain.messages import BaseMessage
@@ -23,11 +24,13 @@ from leanchain.prompts._reuse import fixed, split_at_last
 from leanchain.prompts._string import PromptTemplate
 from leanchain.prompts._template import CompiledTemplate, compile_template
 
-__all__ = ["Split", "head_reads", "holds", "part_reads", "split_last"]
+__all__ = ["Split", "head_reads", "part_reads", "split_last"]
 
-Split = tuple[PromptTemplate, str, str, str]
+Split = tuple[PromptTemplate, str, str, str, Callable[[str], BaseMessage]]
 """A kept last turn: its prompt, that prompt's template text, the text formatted before the
-varying variable and the literal text after it."""
+varying variable, the literal text after it and what builds its message from a text
+(`message_builder`). The turn still formats so while its prompt and that prompt's template
+are these objects and it has no ``additional_kwargs``."""
 
 _PLAIN_TURNS: frozenset[type[BaseStringMessagePromptTemplate]] = frozenset(
     {HumanMessagePromptTemplate, AIMessagePromptTemplate, SystemMessagePromptTemplate}
@@ -79,9 +82,3 @@ def split_last(last: Any, varying: str) -> tuple[CompiledTemplate, str] | None:
     if type(prompt) is not PromptTemplate or prompt._partials:
         return None
     return split_at_last(compile_template(prompt.template), varying)
-
-
-def holds(last: Any, split: Split) -> bool:
-    """Whether the last part still formats from the prompt and text `split` was made of."""
-    prompt = last.prompt
-    return prompt is split[0] and prompt.template is split[1] and not last.additional_kwargs

@@ -69,19 +69,22 @@ def formats_as(prompt: object, base: type) -> bool:
 class Reads:
     """The values a kept head read, as `unchanged` compares them: the names given in the
     values with the objects they were, the names the partial values gave (which must
-    still be theirs), and each list of messages read with its items."""
+    still be theirs), each list of messages read with its items, and each list read empty
+    (an optional chat history left out: the usual one, checked in one step)."""
 
-    __slots__ = ("given", "lists", "partial")
+    __slots__ = ("empty", "given", "lists", "partial")
 
     def __init__(
         self,
         given: tuple[tuple[str, Any], ...],
-        partial: tuple[str, ...],
+        partial: frozenset[str],
         lists: tuple[tuple[list[Any], tuple[Any, ...]], ...],
+        empty: tuple[list[Any], ...],
     ) -> None:
         self.given = given
         self.partial = partial
         self.lists = lists
+        self.empty = empty
 
 
 def snapshot(
@@ -97,6 +100,7 @@ def snapshot(
     given: list[tuple[str, Any]] = []
     partial: list[str] = []
     lists: list[tuple[list[Any], tuple[Any, ...]]] = []
+    empty: list[list[Any]] = []
     for name in names:
         if name in values:
             value = values[name]
@@ -111,8 +115,11 @@ def snapshot(
         for item in value:
             if not isinstance(item, BaseMessage):
                 return None
-        lists.append((value, tuple(value)))
-    return Reads(tuple(given), tuple(partial), tuple(lists))
+        if value:
+            lists.append((value, tuple(value)))
+        else:
+            empty.append(value)
+    return Reads(tuple(given), frozenset(partial), tuple(lists), tuple(empty))
 
 
 def unchanged(kept: Reads, values: Mapping[str, Any]) -> bool:
@@ -127,9 +134,8 @@ def unchanged(kept: Reads, values: Mapping[str, Any]) -> bool:
                 return False
     except KeyError:
         return False
-    for name in kept.partial:
-        if name in values:
-            return False
+    if not kept.partial.isdisjoint(values) or any(kept.empty):
+        return False
     for items, seen in kept.lists:
         if len(items) != len(seen) or not all(map(is_, items, seen)):
             return False

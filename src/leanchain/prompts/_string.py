@@ -22,6 +22,7 @@ from leanchain.prompts._values import StringPromptValue
 
 __all__ = ["PromptTemplate", "check_template_format"]
 
+_new = object.__new__
 _NO_PLACEHOLDERS: frozenset[str] = frozenset()
 
 
@@ -154,7 +155,9 @@ class PromptTemplate(BasePromptTemplate):
                 if reads is None:  # nothing to keep for this prompt
                     return self._format_prompt(self._check_missing(values))
                 if unchanged(reads, values):
-                    return StringPromptValue(head + tail + rest)
+                    value = _new(StringPromptValue)  # (`StringPromptValue(...)`, a call less)
+                    value.text = head + tail + rest
+                    return value
         return self._format_and_keep(self._check_missing(values), memo, varying, tail)
 
     def _format_and_keep(

@@ -21,7 +21,7 @@ from typing import Any, TypeAlias, TypeVar
 
 from leanchain.agents.schema import AgentAction, AgentStep
 
-__all__ = ["RunSteps", "Steps", "fold", "pairs"]
+__all__ = ["RunSteps", "Steps", "fold", "pairs", "since"]
 
 Steps: TypeAlias = Sequence[tuple[AgentAction, Any] | AgentStep]
 """``(action, observation)`` pairs as the executor keeps them, or `AgentStep` values."""
@@ -52,6 +52,36 @@ def pairs(steps: Steps) -> Iterator[tuple[AgentAction, Any]]:
             yield step
 
 
+def since(
+    steps: Steps, key: Hashable, start: Callable[[], State]
+) -> tuple[State, list[Any], Sequence[tuple[AgentAction, Any]]]:
+    """The state written so far for `key`, the steps it holds (``seen``) and the steps to add.
+
+    With `RunSteps` whose first steps are the ones seen (the same objects, in order), the
+    state kept in the run's memo and the steps after those; else a fresh ``start()`` (kept
+    in the memo under `key` for `RunSteps`) and every step as an ``(action, observation)``
+    pair. The caller writes each new pair into the state and then appends it to ``seen``,
+    one at a time, so that what the memo holds always matches what was written (a step
+    whose writing raised is written again next time). A formatter loops over the new steps
+    itself: no call per step, and no closure built per call.
+    """
+    if isinstance(steps, RunSteps):
+        memo = steps.memo
+        kept = memo.get(key)
+        if kept is not None:
+            seen, state = kept
+            count = len(seen)
+            if count <= len(steps) and all(map(is_, seen, steps)):
+                return state, seen, steps[count:]
+        seen = []
+        state = start()
+        memo[key] = (seen, state)
+    else:
+        seen, state = [], start()
+    # (An executor's first call has no steps: no generator for them.)
+    return state, seen, list(pairs(steps)) if steps else ()
+
+
 def fold(
     steps: Steps,
     key: Hashable,
@@ -62,23 +92,12 @@ def fold(
 
     With `RunSteps`, the state is kept in the run's memo under `key` (the formatter and its
     options), and a later call of the run that still starts with the steps seen so far
-    applies `add` to the new steps only. `add` may change the state in place; the caller
-    must not hand out the state's own lists (copy them).
+    applies `add` to the new steps only (`since`). `add` may change the state in place; the
+    caller must not hand out the state's own lists (copy them).
     """
-    if isinstance(steps, RunSteps):
-        kept = steps.memo.get(key)
-        if kept is not None:
-            seen, state = kept
-            count = len(seen)
-            if count <= len(steps) and all(map(is_, seen, steps)):
-                for pair in steps[count:]:
-                    add(state, pair[0], pair[1])
-                    seen.append(pair)
-                return state  # type: ignore[no-any-return]
-    state = start()
-    if steps:  # (an executor's first call has none: no generator for them)
-        for action, observation in pairs(steps):
-            add(state, action, observation)
-    if isinstance(steps, RunSteps):
-        steps.memo[key] = (list(steps), state)
+    state, seen, new = since(steps, key, start)
+    for pair in new:
+        action, observation = pair
+        add(state, action, observation)
+        seen.append(pair)
     return state

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from leanchain.agents.format_scratchpad._steps import Steps, fold
-from leanchain.agents.schema import AgentAction
+from leanchain.agents.format_scratchpad._steps import Steps, since
 
 __all__ = ["format_log_to_str"]
 
@@ -27,10 +24,11 @@ def format_log_to_str(
         observation_prefix: written before each observation.
         llm_prefix: written after each observation, where the model continues.
     """
-
-    def add(parts: list[str], action: AgentAction, observation: Any) -> None:
-        parts.append(f"{action.log}\n{observation_prefix}{observation}\n{llm_prefix}")
-
     key = (format_log_to_str, observation_prefix, llm_prefix)
-    parts: list[str] = fold(intermediate_steps, key, list, add)
+    parts: list[str]
+    parts, seen, new = since(intermediate_steps, key, list)
+    for step in new:
+        action, observation = step
+        parts.append(f"{action.log}\n{observation_prefix}{observation}\n{llm_prefix}")
+        seen.append(step)
     return "".join(parts)

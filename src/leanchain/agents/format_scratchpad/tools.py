@@ -3,7 +3,7 @@
 The scratchpad is written again on every step of a run, so this is the hot path of a
 tool-calling agent. Two things keep it cheap without changing what it returns:
 
-- within a run, only the steps added since the last call are written (`fold`);
+- within a run, only the steps added since the last call are written (`since`);
 - a `ToolMessage` from known-valid values skips pydantic validation, and a step's messages
   are compared with the turn before it by identity first (LangChain compares every new
   message with every earlier one).
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from leanchain.agents.format_scratchpad._steps import Steps, fold
+from leanchain.agents.format_scratchpad._steps import Steps, since
 from leanchain.agents.schema import AgentAction, ToolAgentAction, observation_text
 from leanchain.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
@@ -27,31 +27,6 @@ _DEFAULTS: Final = {name: info.default for name, info in ToolMessage.model_field
 _construct: Final = ToolMessage._construct
 """Read once: an attribute of a pydantic model class goes through its metaclass (~1k
 instructions a read), and one is built per step."""
-
-
-def _tool_message(observation: Any, call_id: Any, name: Any) -> ToolMessage:
-    """``ToolMessage(observation_text(observation), tool_call_id=..., name=...,
-    additional_kwargs={"name": name})``."""
-    # ASCII text is its own observation text (`readable`); anything else is written by it.
-    if type(observation) is str and observation.isascii():
-        content = observation
-    else:
-        content = observation_text(observation)
-    if type(call_id) is not str or type(name) is not str:
-        return ToolMessage(
-            content=content, tool_call_id=call_id, name=name, additional_kwargs={"name": name}
-        )
-    # (Unpacking keeps the defaults' key order; the given keys replace theirs in place.)
-    return _construct(
-        {
-            **_DEFAULTS,
-            "content": content,
-            "additional_kwargs": {"name": name},
-            "response_metadata": {},
-            "name": name,
-            "tool_call_id": call_id,
-        }
-    )
 
 
 def _signature(message: BaseMessage) -> Any:
@@ -110,7 +85,31 @@ class _Turns:
             self.unanswered = unanswered
             self.messages.extend(said)
         self.unanswered[call_id] = self.unanswered.get(call_id, 0) - 1
-        self.messages.append(_tool_message(observation, call_id, action.tool))
+        # ``ToolMessage(observation_text(observation), tool_call_id=call_id, name=name,
+        # additional_kwargs={"name": name})``, built without validation from known-valid
+        # values (written here, not in a helper: one is built per step).
+        name = action.tool
+        # ASCII text is its own observation text (`readable`); anything else is written by it.
+        if type(observation) is str and observation.isascii():
+            content = observation
+        else:
+            content = observation_text(observation)
+        if type(call_id) is not str or type(name) is not str:
+            message = ToolMessage(
+                content=content, tool_call_id=call_id, name=name, additional_kwargs={"name": name}
+            )
+        else:  # (unpacking keeps the defaults' key order; the given keys replace theirs)
+            message = _construct(
+                {
+                    **_DEFAULTS,
+                    "content": content,
+                    "additional_kwargs": {"name": name},
+                    "response_metadata": {},
+                    "name": name,
+                    "tool_call_id": call_id,
+                }
+            )
+        self.messages.append(message)
 
 
 def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
@@ -137,7 +136,13 @@ def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
     Args:
         intermediate_steps: ``(action, observation)`` pairs (or `AgentStep`s), oldest first.
     """
-    return fold(intermediate_steps, format_to_tool_messages, _Turns, _Turns.add).messages.copy()
+    turns: _Turns
+    turns, seen, new = since(intermediate_steps, format_to_tool_messages, _Turns)
+    for step in new:
+        action, observation = step
+        turns.add(action, observation)
+        seen.append(step)
+    return turns.messages.copy()
 
 
 format_to_openai_tool_messages = format_to_tool_messages

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from leanchain.agents.format_scratchpad._steps import Steps, fold
+from leanchain.agents.format_scratchpad._steps import Steps, since
 from leanchain.agents.output_parsers.xml import escape_xml_tags
-from leanchain.agents.schema import AgentAction
 
 __all__ = ["format_xml"]
 
@@ -39,7 +38,10 @@ def format_xml(
         raise ValueError(f"escape_format must be 'minimal' or None, got {escape_format!r}")
     escape = escape_format == "minimal"
 
-    def add(parts: list[str], action: AgentAction, observation: Any) -> None:
+    parts: list[str]
+    parts, seen, new = since(intermediate_steps, (format_xml, escape), list)
+    for step in new:
+        action, observation = step
         tool, tool_input, result = action.tool, str(action.tool_input), str(observation)
         # (`escape_xml_tags` keeps text with no "<" as it is: three calls less per step.)
         if escape and ("<" in tool or "<" in tool_input or "<" in result):
@@ -52,6 +54,5 @@ def format_xml(
             f"<tool>{tool}</tool><tool_input>{tool_input}</tool_input>"
             f"<observation>{result}</observation>"
         )
-
-    parts: list[str] = fold(intermediate_steps, (format_xml, escape), list, add)
+        seen.append(step)
     return "".join(parts)

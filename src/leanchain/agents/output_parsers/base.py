@@ -16,7 +16,6 @@ from leanchain.errors import OutputParserException
 from leanchain.messages import AIMessage, BaseMessage
 from leanchain.output_parsers import (
     BaseOutputParser,
-    LanguageModelOutput,
     generation_message,
     generation_text,
 )
@@ -29,6 +28,7 @@ __all__ = [
     "agent_action",
     "agent_finish",
     "cut_off_error",
+    "reads_directly",
     "was_cut_off",
 ]
 
@@ -97,6 +97,22 @@ def agent_finish(return_values: dict[str, Any], log: str) -> AgentFinish:
     return finish
 
 
+def reads_directly(cls: type[Any], base: type[Any]) -> None:
+    """Choose, once when `cls` is made, what its `_parse_one` (which ``invoke`` calls on a
+    string or a message) is: its `_decide` when it reads outputs as `base` does (no
+    ``parse_result`` of its own), a call less on every parse; else the generic one, which
+    goes through the overriding ``parse_result`` with the output as a generation. A
+    `_parse_one` written by hand, in `cls` or a class between it and `base`, is kept. (A
+    ``parse_result`` set on a class after it is made is not seen: override it in a subclass.)
+    """
+    generic = BaseOutputParser._parse_one
+    owner = next(klass for klass in cls.__mro__ if "_parse_one" in vars(klass))
+    inherited = vars(owner)["_parse_one"]
+    if inherited is not generic and inherited is not getattr(owner, "_decide", None):
+        return
+    cls._parse_one = cls._decide if cls.parse_result is base.parse_result else generic
+
+
 def cut_off_error(text: str) -> OutputParserException:
     """The error for a tool call read from a reply the model did not finish."""
     return OutputParserException(
@@ -154,11 +170,13 @@ class AgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
             raise cut_off_error(decision.log)
         return decision
 
-    def _parse_one(self, output: LanguageModelOutput) -> AgentAction | AgentFinish:
-        # A bare string or message reads as the generation that would wrap it: skip the wrap.
-        if type(self).parse_result is AgentOutputParser.parse_result:
-            return self._decide(output)
-        return super()._parse_one(output)
+    # A bare string or message reads as the generation that would wrap it: `invoke` calls
+    # `_decide` itself (`reads_directly`).
+    _parse_one = _decide
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        reads_directly(cls, AgentOutputParser)
 
 
 class MultiActionAgentOutputParser(BaseOutputParser[list[AgentAction] | AgentFinish]):

@@ -59,26 +59,6 @@ def _fenced(text: str) -> Any:
     return _NOT_FENCED
 
 
-def _decide(response: Any, text: str) -> AgentAction | AgentFinish:
-    if isinstance(response, list):
-        # The count, not the reply: model output (and whatever a tool put in it) stays out of
-        # the logs.
-        logger.warning("Got multiple action responses: %d; using the first", len(response))
-        response = response[0]
-    action = response["action"]
-    if action == "Final Answer":
-        return agent_finish({"output": response["action_input"]}, text)
-    action_input = response.get("action_input", {})
-    if action_input is None:
-        action_input = {}
-    # LangChain's pydantic AgentAction rejects these; the dataclass would not, so say it here.
-    if not isinstance(action, str):
-        raise TypeError(f"action must be a string, got {type(action).__name__}")
-    if not isinstance(action_input, _INPUT_TYPES):
-        raise TypeError(f"action_input must be a string or an object, got {action_input!r}")
-    return agent_action(action, action_input, text)
-
-
 class JSONAgentOutputParser(AgentOutputParser):
     """Parses a JSON action blob into one `AgentAction` or an `AgentFinish`.
 
@@ -105,11 +85,28 @@ class JSONAgentOutputParser(AgentOutputParser):
         Raises:
             OutputParserException: no usable JSON blob (cut-off JSON included).
         """
-        value = _fenced(text)
+        response = _fenced(text)
         try:
-            if value is _NOT_FENCED:
-                value = parse_json_markdown(text, parser=parse_complete_json)
-            return _decide(value, text)
+            if response is _NOT_FENCED:
+                response = parse_json_markdown(text, parser=parse_complete_json)
+            if isinstance(response, list):
+                # The count, not the reply: model output (and whatever a tool put in it)
+                # stays out of the logs.
+                logger.warning("Got multiple action responses: %d; using the first", len(response))
+                response = response[0]
+            action = response["action"]
+            if action == "Final Answer":
+                return agent_finish({"output": response["action_input"]}, text)
+            action_input = response.get("action_input", {})
+            if action_input is None:
+                action_input = {}
+            # LangChain's pydantic AgentAction rejects these; the dataclass would not, so say
+            # it here.
+            if not isinstance(action, str):
+                raise TypeError(f"action must be a string, got {type(action).__name__}")
+            if not isinstance(action_input, _INPUT_TYPES):
+                raise TypeError(f"action_input must be a string or an object, got {action_input!r}")
+            return agent_action(action, action_input, text)
         except Exception as e:
             raise OutputParserException(f"Could not parse LLM output: {text}") from e
 

@@ -25,6 +25,7 @@ from leanchain.agents.output_parsers.base import (
     MultiActionAgentOutputParser,
     agent_finish,
     cut_off_error,
+    reads_directly,
     was_cut_off,
 )
 from leanchain.agents.schema import AgentAction, AgentFinish, ToolAgentAction
@@ -36,7 +37,7 @@ from leanchain.messages import (
     InvalidToolCall,
     message_chunk_to_message,
 )
-from leanchain.output_parsers import LanguageModelOutput, generation_message
+from leanchain.output_parsers import generation_message
 from leanchain.outputs import Generation
 
 __all__ = [
@@ -66,6 +67,8 @@ def _responded(content: Any) -> str:
 
 
 def _log(name: str, tool_input: Any, responded: str) -> str:
+    # (An f-string: a bound ``str.format`` saves the frame but parses its template on every
+    # call, which costs more.)
     return f"\nInvoking: `{name}` with `{tool_input}`\n{responded}"
 
 
@@ -255,8 +258,10 @@ class ToolsAgentOutputParser(MultiActionAgentOutputParser):
             raise cut_off_error("".join(action.log for action in decision))
         return decision
 
-    def _parse_one(self, output: LanguageModelOutput) -> list[AgentAction] | AgentFinish:
-        # A bare message reads as the generation that would wrap it: skip the wrap.
-        if type(self).parse_result is ToolsAgentOutputParser.parse_result:
-            return self._decide(output)
-        return super()._parse_one(output)
+    # A bare message reads as the generation that would wrap it: `invoke` calls `_decide`
+    # itself (`reads_directly`).
+    _parse_one = _decide
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        reads_directly(cls, ToolsAgentOutputParser)

@@ -154,17 +154,7 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
             config = strip_run_keys(config)
         token = set_config_context(config)
         try:
-            # The scratchpad, then the prompt: its own `invoke` when its class has one.
-            steps = input["intermediate_steps"]
-            values = {**input, "agent_scratchpad": self.format_scratchpad(steps)}
-            if self._prompt_invoked:
-                prompt_value = self.prompt.invoke(values, config)
-            elif isinstance(steps, RunSteps):
-                prompt_value = self.prompt.format_prompt_reusing(
-                    values, steps.memo, "agent_scratchpad"
-                )
-            else:
-                prompt_value = self.prompt.format_prompt(**values)
+            prompt_value = self._prompt_value(input, config)
             call = self._model_call
             if call is None:
                 reply = self.llm_step.invoke(prompt_value, config)
@@ -190,16 +180,7 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
             config = strip_run_keys(config)
         token = set_config_context(config)
         try:
-            steps = input["intermediate_steps"]
-            values = {**input, "agent_scratchpad": self.format_scratchpad(steps)}
-            if self._prompt_invoked:
-                prompt_value = self.prompt.invoke(values, config)  # as the sync steps do
-            elif isinstance(steps, RunSteps):
-                prompt_value = self.prompt.format_prompt_reusing(
-                    values, steps.memo, "agent_scratchpad"
-                )
-            else:
-                prompt_value = self.prompt.format_prompt(**values)
+            prompt_value = self._prompt_value(input, config)
             call = self._model_call
             if call is None:
                 reply = await self.llm_step.ainvoke(prompt_value, config)
@@ -213,6 +194,17 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         finally:
             reset_config_context(token)
         return decision
+
+    def _prompt_value(self, input: dict[str, Any], config: RunnableConfig) -> Any:
+        """The first two steps: the scratchpad, then the prompt (its own `invoke` when its
+        class has one; else formatted reusing the run's memo, with `RunSteps`)."""
+        steps = input["intermediate_steps"]
+        values = {**input, "agent_scratchpad": self.format_scratchpad(steps)}
+        if self._prompt_invoked:
+            return self.prompt.invoke(values, config)
+        if isinstance(steps, RunSteps):
+            return self.prompt.format_prompt_reusing(values, steps.memo, "agent_scratchpad")
+        return self.prompt.format_prompt(**values)
 
     @property
     def tool_names(self) -> list[str]:

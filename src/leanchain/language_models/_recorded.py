@@ -141,12 +141,8 @@ class RecordedCall(BoundModelCall):
             return super().quiet(input, config)
         stop = self._stop
         reply = model._take(self._request(model, input))  # `_answer`, inline
-        if stop:  # `cut_message` called only when a marker is in the text (it skips empty ones)
-            content = reply.content
-            for marker in stop:
-                if marker and marker in content:
-                    reply = cut_message(reply, stop)
-                    break
+        if stop:
+            reply = _cut_at_stop(reply, stop)
         if model.delay:
             time.sleep(model.delay)
         if type(reply) is AIMessage and not model.client_side_stop:  # as `_unwrapped` leaves it
@@ -160,16 +156,22 @@ class RecordedCall(BoundModelCall):
         stop = self._stop
         reply = await model._atake(self._request(model, input))
         if stop:
-            content = reply.content
-            for marker in stop:
-                if marker and marker in content:
-                    reply = cut_message(reply, stop)
-                    break
+            reply = _cut_at_stop(reply, stop)
         if model.delay:
             await asyncio.sleep(model.delay)
         if type(reply) is AIMessage and not model.client_side_stop:
             return reply
         return model._unwrapped(reply, stop)
+
+
+def _cut_at_stop(reply: AIMessage, stop: list[str]) -> AIMessage:
+    """`cut_message(reply, stop)`, called only when a marker is in the text (it skips empty
+    ones): the usual reply holds none."""
+    content = reply.content
+    for marker in stop:
+        if marker and marker in content:
+            return cut_message(reply, stop)
+    return reply
 
 
 _STOOD_FOR = (

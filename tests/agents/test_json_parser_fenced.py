@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_parsers_property import JSON_TEXT, JSON_VALUES, json_blobs
 
+from leanchain.agents import AgentAction
 from leanchain.agents.output_parsers import JSONAgentOutputParser
 from leanchain.agents.output_parsers import json as json_parser
 from leanchain.agents.output_parsers.json import _NOT_FENCED, _fenced
@@ -79,3 +80,14 @@ def test_the_usual_replies_take_the_fenced_read() -> None:
     assert _fenced('```\n{"action": "a```b"}\n```') is _NOT_FENCED
     assert _fenced(' \n```\n{"action": "echo"}\n```') is _NOT_FENCED
     assert _fenced('{"action": "echo"}') is _NOT_FENCED
+
+
+def test_a_missing_or_null_action_input_is_a_new_empty_dict_every_time() -> None:
+    for text in (
+        '{"action": "s"}',
+        '{"action": "s", "action_input": null}',
+        '```\n{"action": "s"}\n```',
+    ):
+        first, second = PARSER.parse(text), PARSER.parse(text)
+        assert first == second == AgentAction("s", {}, text)
+        assert first.tool_input is not second.tool_input  # type: ignore[union-attr]

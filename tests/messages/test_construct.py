@@ -133,3 +133,18 @@ def test_construct_fills_private_attributes() -> None:
     chunk = AIMessageChunk._construct(valid_fields(AIMessageChunk))
     assert chunk.__pydantic_private__ == {"_arg_scans": None}
     assert chunk == AIMessageChunk._construct(valid_fields(AIMessageChunk), {"_arg_scans": None})
+
+
+@pytest.mark.parametrize("text", ["", "q", "multi\nline ünïcode"])
+def test_a_human_message_of_text_equals_a_validated_one(text: str) -> None:
+    built = HumanMessage._of_text(text)
+    validated = HumanMessage(content=text)
+    assert type(built) is HumanMessage
+    assert built.model_dump() == validated.model_dump()
+    assert built.model_fields_set == set(HumanMessage.model_fields)
+    assert built.__pydantic_extra__ is None
+    assert built.__pydantic_private__ is None
+    # Its own set, and its own dicts, for every message.
+    other = HumanMessage._of_text(text)
+    assert built.model_fields_set is not other.model_fields_set
+    assert built.additional_kwargs is not other.additional_kwargs

@@ -270,3 +270,29 @@ def test_a_head_that_reads_the_varying_variable_too_is_never_kept() -> None:
         )
         assert value == prompt.format_prompt(input="q", agent_scratchpad=pad)
     assert memo == {}
+
+
+class _Shouting(str):
+    """A text that formats otherwise than it concatenates (a str subclass's own format)."""
+
+    __slots__ = ()
+
+    def __format__(self, spec: str) -> str:
+        return self.upper()
+
+
+@pytest.mark.parametrize("pad", ["", "step", _Shouting("step"), 3])
+def test_the_first_format_builds_the_last_turn_as_a_fresh_format_does(pad: Any) -> None:
+    # The first call builds a splittable last turn from the text before the scratchpad, as
+    # a reuse does, for an exact `str` only: anything else is formatted by the template.
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Tools: {tools}"), ("human", "{input}\n\n{agent_scratchpad}\n(reply in JSON)")]
+    )
+    values = {"tools": "echo", "input": "q", "agent_scratchpad": pad}
+    first = prompt.format_prompt_reusing(values, {}, "agent_scratchpad")
+    fresh = prompt.format_prompt(**values)
+    assert first == fresh
+    assert [(type(m), m.model_dump(), m.model_fields_set) for m in first.messages] == [
+        (type(m), m.model_dump(), m.model_fields_set) for m in fresh.messages
+    ]
+    assert first.messages[-1].content == f"q\n\n{format(pad)}\n(reply in JSON)"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Final, Literal, Self
 
 from ._base import (
     MISSING,
@@ -30,6 +30,12 @@ __all__ = [
     "SystemMessage",
     "SystemMessageChunk",
 ]
+
+
+_HUMAN_FIELDS: Final = frozenset(
+    ("content", "additional_kwargs", "response_metadata", "type", "name", "id")
+)
+"""A human message's fields, all counted as set by `HumanMessage._of_text`."""
 
 
 class HumanMessage(BaseMessage):
@@ -67,7 +73,7 @@ class HumanMessage(BaseMessage):
         }
         message = _new(HumanMessage)
         _set_dict(message, fields)
-        _set_fields_set(message, set(fields))
+        _set_fields_set(message, set(_HUMAN_FIELDS))  # (from a frozenset: no hashing)
         _set_extra(message, None)
         _set_private(message, None)
         return message

@@ -303,6 +303,9 @@ class ChatPromptTemplate(BasePromptTemplate):
             reads = snapshot(values, partials, names, placeholders)
             if reads is not None:
                 memo[head_key(self)] = (messages, partials, last, reads, head, split)
+            pad = merged.get(varying)
+            if split is not None and type(pad) is str:  # the last turn as a reuse builds it
+                return ChatPromptValue([*head, split[4](split[2] + pad + split[3])])
         out = head.copy()
         last._format_into(merged, out)
         return ChatPromptValue(out)

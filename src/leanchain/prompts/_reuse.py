@@ -134,7 +134,7 @@ def unchanged(kept: Reads, values: Mapping[str, Any]) -> bool:
                 return False
     except KeyError:
         return False
-    if not kept.partial.isdisjoint(values) or any(kept.empty):
+    if not kept.partial.isdisjoint(values) or (kept.empty and any(kept.empty)):
         return False
     for items, seen in kept.lists:
         if len(items) != len(seen) or not all(map(is_, items, seen)):

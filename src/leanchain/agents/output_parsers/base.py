@@ -157,12 +157,14 @@ class AgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
         if cls is AIMessage:  # the usual reply: its text and metadata read in place
             content = output.content
             decision = self.parse(content if type(content) is str else output.text)
-            metadata = output.response_metadata  # `_says_length`, inline: a call fewer
-            cut_off = (
-                isinstance(decision, AgentAction)
-                and isinstance(metadata, dict)
-                and metadata.get("finish_reason") == "length"
-            )
+            # `_says_length`, inline (a call fewer), and empty metadata, the usual, tested
+            # first: no isinstance calls.
+            metadata = output.response_metadata
+            cut_off = False
+            if metadata and isinstance(metadata, dict):
+                cut_off = metadata.get("finish_reason") == "length" and isinstance(
+                    decision, AgentAction
+                )
         else:
             decision = self.parse(generation_text(output))
             cut_off = isinstance(decision, AgentAction) and was_cut_off(output)

@@ -97,8 +97,8 @@ class JSONAgentOutputParser(AgentOutputParser):
             action = response["action"]
             if action == "Final Answer":
                 return agent_finish({"output": response["action_input"]}, text)
-            action_input = response.get("action_input", {})
-            if action_input is None:
+            action_input = response.get("action_input")  # (no {} built when it is there)
+            if action_input is None:  # missing or null
                 action_input = {}
             # LangChain's pydantic AgentAction rejects these; the dataclass would not, so say
             # it here.

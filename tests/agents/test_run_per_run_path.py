@@ -92,3 +92,14 @@ def test_a_string_input_without_an_input_variable_still_fails_first() -> None:
     executor = AgentExecutor(agent=prompt | RunnableLambda(lambda _: AgentFinish({}, "")), tools=[])
     with pytest.raises(TypeError, match="no 'input' variable"):
         executor.invoke("q")
+
+
+def test_a_subclass_prepare_inputs_sees_dict_inputs_too() -> None:
+    class Defaults(AgentExecutor):
+        def prepare_inputs(self, input: dict[str, Any] | str) -> dict[str, Any]:
+            return {"input": "default", **super().prepare_inputs(input)}
+
+    agent = RunnableLambda(lambda inputs: AgentFinish({"output": inputs["input"]}, ""))
+    executor = Defaults(agent=agent, tools=[])
+    assert executor.invoke({}) == {"input": "default", "output": "default"}
+    assert executor.invoke({"input": "q"}) == {"input": "q", "output": "q"}

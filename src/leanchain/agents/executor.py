@@ -139,6 +139,13 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         "verbose",
     )
 
+    _own_prepare_inputs = False
+    """Whether this class overrides `prepare_inputs` (`_new_run` calls it then, for a dict too)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._own_prepare_inputs = cls.prepare_inputs is not AgentExecutor.prepare_inputs
+
     def __init__(
         self,
         *,
@@ -330,7 +337,8 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         if self.verbose:
             # A handler per run: it decides on colour when the run starts, for the stdout of then.
             config = merge_configs(config, {"callbacks": [ConsoleCallbackHandler()]})
-        if isinstance(input, dict):  # (`prepare_inputs` of a dict, without the call)
+        if isinstance(input, dict) and not self._own_prepare_inputs:
+            # (`prepare_inputs` of a dict, without the call)
             run = AgentRun(self, input, config)
         elif isinstance(input, Resume):
             return resumed_run(self, input, config, warn_on_stop=warn_on_stop)

@@ -127,7 +127,12 @@ class AgentRun(Planning, Acting):
         self._amodel_handler: Callable[[ModelRequest], Awaitable[Plan]] | None = None
         self._tool_handler: Callable[[ToolCallRequest], AgentStep] | None = None
         self._atool_handler: Callable[[ToolCallRequest], Awaitable[AgentStep]] | None = None
-        hooks = executor.hooks
+        if executor.hooks.any:
+            self._wrap_calls()
+
+    def _wrap_calls(self) -> None:
+        """Wrap the calls in the middleware's ``wrap_*_call`` hooks, where some override them."""
+        hooks = self.executor.hooks
         if hooks.wrap_model_call:
             self._model_handler, self._amodel_handler = self._plan_call, self._aplan_call
             for m in reversed(hooks.wrap_model_call):
@@ -146,23 +151,28 @@ class AgentRun(Planning, Acting):
         self.manager = manager
         # The agent and the tools run as children of the executor's run with the caller's
         # whole config (leanchain: LangChain hands them the callbacks only).
-        self.config = manager.child_config(self.config) if manager else strip_run_keys(self.config)
-        self.start = time.monotonic()
-        limit = self.executor.max_execution_time
-        self.deadline_at = None if limit is None else self.start + limit - self.elapsed_before
+        config = self.config
+        if manager is not None:
+            self.config = manager.child_config(config)
+        elif "run_name" in config or "run_id" in config:  # (`strip_run_keys`, called only then)
+            self.config = strip_run_keys(config)
+        self.start = start = time.monotonic()
+        executor = self.executor
+        limit = executor.max_execution_time
+        self.deadline_at = None if limit is None else start + limit - self.elapsed_before
         # With no time limit and no tool wrapper, a step's calls are made in place (`act`);
         # with no model wrapper or request rewriter either, and no one to stream the model's
         # tokens to, the planning call is the agent's invoke, made in place (`decide`).
-        hooks, untimed = self.executor.hooks, self.deadline_at is None
-        self.tools_in_place = untimed and not hooks.wrap_tool_call
+        hooks, untimed = executor.hooks, limit is None
+        self.tools_in_place = tools = untimed and not hooks.wrap_tool_call
         # In place, unheard, and the whole run inside one `invoke` (`quiet`: the context its
         # config was resolved in holds throughout), a tool's run needs no resolving again.
-        self.tools_direct = self.tools_in_place and manager is None and self.quiet
+        self.tools_direct = tools and manager is None and self.quiet
         self.plans_in_place = (
             untimed
             and not hooks.wrap_model_call
             and not hooks.before_model
-            and (manager is None or not self.executor.stream_runnable)
+            and (manager is None or not executor.stream_runnable)
         )
 
     def outputs(self, finish: AgentFinish) -> dict[str, Any]:

@@ -11,10 +11,13 @@ from hypothesis import strategies as st
 from middleware_support import ENTRIES, Entry, drive
 from test_executor_agents import IDS, KINDS, Kind
 from test_executor_agents import _executor as agent_executor
+from test_executor_support import tools
 
 from leanchain.agents import AgentAction, AgentExecutor, AgentFinish, AgentStep
 from leanchain.agents.middleware import AgentMiddleware
 from leanchain.agents.schema import agent_step
+from leanchain.callbacks import BaseCallbackHandler
+from leanchain.messages import message_chunk_to_message
 from leanchain.runnables import RunnableLambda
 from leanchain.tools import tool
 
@@ -114,3 +117,74 @@ async def test_in_place_equals_wrapped_on_every_entry(kind: Kind, entry: Entry) 
     assert runs[0] == runs[1]
     assert runs[0][0] == "42"
     assert [step[0] for step in runs[0][1]] == ["echo", "nope"]
+
+
+_PAST_STOP = {
+    "react": "\nObservation: made up",
+    "structured-chat": "\nObservation: made up",
+    "json-chat": "\nObservation: made up",
+    "xml": "</tool_input>made up",
+}
+"""Text a text agent's model writes past its stop sequence (cut before the reply is read)."""
+
+
+def _hard_script(kind: Kind) -> list[Any]:
+    """A call with text past the stop sequence, a failing tool, an unknown tool, an
+    unparsable reply (text agents), then the answer."""
+    script = [
+        kind.call("echo", "a") + _PAST_STOP[kind.name]
+        if kind.name in _PAST_STOP
+        else kind.call("echo", "a"),
+        kind.call("fail", "b"),
+        kind.call("nope", "x"),
+    ]
+    if kind.garbage is not None:
+        script.append(kind.garbage)
+    return [*script, kind.answer("42")]
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize("kind", KINDS, ids=IDS)
+async def test_errors_and_stops_run_alike_on_every_entry(kind: Kind, entry: Entry) -> None:
+    """Every entry point and agent type, with a stop cut, a tool error, an unknown tool and
+    a parse error handled: the unwatched run (planning in place, tools in place or called
+    directly, the quiet model and parser calls) gives the outputs, steps and model requests
+    of the same run through pass-through wrappers, and of a run a callback handler watches
+    (through `invoke`; its streamed tool-calling replies compared as messages)."""
+    runs = []
+    for middleware, config in (
+        ([], None),
+        ([AsyncPassThrough()], None),
+        ([], {"callbacks": [BaseCallbackHandler()]}),
+    ):
+        executor, model = agent_executor(
+            kind,
+            _hard_script(kind),
+            tools=[*tools(), fail],
+            middleware=middleware,
+            handle_tool_errors=True,
+            handle_parsing_errors=True,
+            return_intermediate_steps=True,
+        )
+        if config is None:
+            out = await drive(executor, {"input": "q"}, entry)
+        else:
+            out = executor.invoke({"input": "q"}, config)
+            out = {key: value for key, value in out.items() if key != "input"}
+        steps = [(a.tool, a.tool_input, o) for a, o in out["intermediate_steps"]]
+        requests = [
+            ([message_chunk_to_message(m) for m in r.messages], r.tools, r.stop)
+            for r in model.requests
+        ]
+        runs.append((out["output"], steps, requests))
+    assert runs[0] == runs[1] == runs[2]
+    output, steps, requests = runs[0]
+    assert output == "42"
+    assert [(tool, observation) for tool, _, observation in steps[:3]] == [
+        ("echo", "echo:a"),
+        ("fail", "bad b"),
+        ("nope", "nope is not a valid tool, try one of [echo, direct, direct2, fail]."),
+    ]
+    assert steps[0][1] in ("a", {"text": "a"})  # the text past the stop sequence cut off
+    assert [tool for tool, _, _ in steps[3:]] == ([] if kind.garbage is None else ["_Exception"])
+    assert len(requests) == len(steps) + 1

@@ -1,10 +1,30 @@
-"""Driving one executor through every entry point, for the middleware tests."""
+"""Driving one executor through every entry point, and a middleware that changes nothing,
+for the middleware and loop tests."""
 
 from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
 from leanchain.agents import AgentExecutor
+from leanchain.agents.middleware import AgentMiddleware
+
+
+class PassThrough(AgentMiddleware):
+    """Wraps both calls, sync and async, and changes nothing: the run takes the general
+    (wrapped) path, to compare the loop's in-place and direct calls with."""
+
+    def wrap_tool_call(self, run: Any, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    def wrap_model_call(self, run: Any, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    async def awrap_tool_call(self, run: Any, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    async def awrap_model_call(self, run: Any, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
 
 Entry = Literal[
     "invoke",

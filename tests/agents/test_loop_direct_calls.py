@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from middleware_support import PassThrough
 
 from leanchain.agents import AgentAction, AgentExecutor, AgentFinish
 from leanchain.agents.middleware import AgentMiddleware
@@ -19,16 +20,6 @@ from leanchain.callbacks import BaseCallbackHandler
 from leanchain.errors import OutputParserException, ToolException
 from leanchain.runnables import RunnableConfig, RunnableLambda
 from leanchain.tools import BaseTool, StructuredTool, _runs, tool
-
-
-class PassThrough(AgentMiddleware):
-    """Wraps both calls and changes nothing: the run takes the general path."""
-
-    def wrap_tool_call(self, run: Any, request: Any, handler: Any) -> Any:
-        return handler(request)
-
-    def wrap_model_call(self, run: Any, request: Any, handler: Any) -> Any:
-        return handler(request)
 
 
 def _seen(config: RunnableConfig) -> str:

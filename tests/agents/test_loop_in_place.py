@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from middleware_support import ENTRIES, Entry, drive
+from middleware_support import ENTRIES, Entry, PassThrough, drive
 from test_executor_agents import IDS, KINDS, Kind
 from test_executor_agents import _executor as agent_executor
 from test_executor_support import tools
@@ -29,14 +29,6 @@ def test_agent_step_equals_the_constructor(name: str, observation: Any) -> None:
     assert quick == built
     assert type(quick) is AgentStep
     assert vars(quick) == vars(built)
-
-
-class PassThrough(AgentMiddleware):
-    def wrap_tool_call(self, run: Any, request: Any, handler: Any) -> Any:
-        return handler(request)
-
-    def wrap_model_call(self, run: Any, request: Any, handler: Any) -> Any:
-        return handler(request)
 
 
 @tool
@@ -90,14 +82,6 @@ def test_in_place_error_note_equals_wrapped() -> None:
     assert notes[0] == notes[1] == ["AgentExecutor iteration 2: tool 'fail' failed."]
 
 
-class AsyncPassThrough(PassThrough):
-    async def awrap_tool_call(self, run: Any, request: Any, handler: Any) -> Any:
-        return await handler(request)
-
-    async def awrap_model_call(self, run: Any, request: Any, handler: Any) -> Any:
-        return await handler(request)
-
-
 @pytest.mark.parametrize("entry", ENTRIES)
 @pytest.mark.parametrize("kind", KINDS, ids=IDS)
 async def test_in_place_equals_wrapped_on_every_entry(kind: Kind, entry: Entry) -> None:
@@ -106,7 +90,7 @@ async def test_in_place_equals_wrapped_on_every_entry(kind: Kind, entry: Entry) 
     steps and model requests of the same run through pass-through wrappers."""
     script = [kind.call("echo", "a"), kind.call("nope", "x"), kind.answer("42")]
     runs = []
-    for middleware in ([], [AsyncPassThrough()]):
+    for middleware in ([], [PassThrough()]):
         executor, model = agent_executor(
             kind, list(script), middleware=middleware, return_intermediate_steps=True
         )
@@ -154,7 +138,7 @@ async def test_errors_and_stops_run_alike_on_every_entry(kind: Kind, entry: Entr
     runs = []
     for middleware, config in (
         ([], None),
-        ([AsyncPassThrough()], None),
+        ([PassThrough()], None),
         ([], {"callbacks": [BaseCallbackHandler()]}),
     ):
         executor, model = agent_executor(

@@ -131,21 +131,10 @@ class Acting:
         """Run the step's tools in place, one after another: what the calls of `tool_call`
         do for their requests when no middleware wraps them (each a step, or its error
         handled or raised with a note)."""
-        tools, config, steps = self.executor.tools_by_name, self.config, []
-        direct = self.tools_direct
+        tools, steps = self.executor.tools_by_name, []
         for action in actions:
-            tool = tools.get(action.tool)
             try:
-                if not direct or tool is None or type(tool).run is not _RUN:
-                    step = self._run_action(action, tool)
-                else:
-                    # `_run_action`'s call less its layers (`tools_direct`): the class's
-                    # `run` would only pass on the config, resolved in this same context.
-                    call_id = None
-                    if type(action) is not AgentAction:
-                        call_id = getattr(action, "tool_call_id", None)
-                    observation = tool._execute(action.tool_input, config, call_id, False, True)
-                    step = agent_step(action, observation)
+                step = self._run_action(action, tools.get(action.tool))
             except Exception as exc:
                 step = self._tool_error(action, self.iterations + 1, exc)
             steps.append(step)
@@ -200,9 +189,14 @@ class Acting:
             return AgentStep(action, observation)
         # A plain action has no call id (`getattr` would raise and catch an AttributeError).
         call_id = None if type(action) is AgentAction else getattr(action, "tool_call_id", None)
-        observation = tool.run(
-            action.tool_input, config=self.config, tool_call_id=call_id, as_message=False
-        )
+        if self.tools_direct and type(tool).run is _RUN:
+            # The class's `run` would only pass on the config, which this run resolved in
+            # this same context and no one listens to (`tools_direct`): its call less.
+            observation = tool._execute(action.tool_input, self.config, call_id, False, True)
+        else:
+            observation = tool.run(
+                action.tool_input, config=self.config, tool_call_id=call_id, as_message=False
+            )
         return agent_step(action, observation)
 
     async def _arun_tool(self, request: ToolCallRequest) -> AgentStep:

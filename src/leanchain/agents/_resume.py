@@ -192,11 +192,7 @@ def run_events(run: AgentRun, *, quiet: bool = False) -> Iterator[Event]:
     Raises:
         AgentConfigurationError: a checkpointer but no thread id in the config.
     """
-    executor = run.executor
-    if run.checkpoint is None and executor.checkpointer is None and not executor.hooks.after_model:
-        durable = None  # what `_durability` finds, without the call (every plain run)
-    else:
-        durable = _durability(run)
+    durable = _durability(run)
     if durable is None:
         run.quiet = quiet
         return steps(run)

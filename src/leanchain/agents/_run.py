@@ -151,11 +151,7 @@ class AgentRun(Planning, Acting):
         self.manager = manager
         # The agent and the tools run as children of the executor's run with the caller's
         # whole config (leanchain: LangChain hands them the callbacks only).
-        config = self.config
-        if manager is not None:
-            self.config = manager.child_config(config)
-        elif "run_name" in config or "run_id" in config:  # (`strip_run_keys`, called only then)
-            self.config = strip_run_keys(config)
+        self.config = manager.child_config(self.config) if manager else strip_run_keys(self.config)
         self.start = start = time.monotonic()
         executor = self.executor
         limit = executor.max_execution_time

@@ -139,13 +139,6 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         "verbose",
     )
 
-    _own_prepare_inputs = False
-    """Whether this class overrides `prepare_inputs` (`_new_run` calls it then, for a dict too)."""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._own_prepare_inputs = cls.prepare_inputs is not AgentExecutor.prepare_inputs
-
     def __init__(
         self,
         *,
@@ -331,22 +324,16 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         *,
         warn_on_stop: bool = False,
     ) -> AgentRun:
+        inputs = {} if isinstance(input, Resume) else self.prepare_inputs(input)
         config = ensure_config(config)
         if self._config is not None:
             config = merge_configs(self._config, config)
         if self.verbose:
             # A handler per run: it decides on colour when the run starts, for the stdout of then.
             config = merge_configs(config, {"callbacks": [ConsoleCallbackHandler()]})
-        if isinstance(input, dict) and not self._own_prepare_inputs:
-            # (`prepare_inputs` of a dict, without the call)
-            run = AgentRun(self, input, config)
-        elif isinstance(input, Resume):
+        if isinstance(input, Resume):
             return resumed_run(self, input, config, warn_on_stop=warn_on_stop)
-        else:
-            run = AgentRun(self, self.prepare_inputs(input), config)
-        if warn_on_stop:  # (set here: a keyword costs every run's construction ~0.8k)
-            run.warn_on_stop = True
-        return run
+        return AgentRun(self, inputs, config, warn_on_stop=warn_on_stop)
 
     # -- views of the loop ------------------------------------------------------------------
 
@@ -362,8 +349,7 @@ class AgentExecutor(Runnable[dict[str, Any] | str | Resume, dict[str, Any]]):
         # quiet run has no other (a saved one may), so a plain loop beats a deque here.
         for last in run_events(run, quiet=True):  # noqa: B007 (the last one is the result)
             pass
-        assert isinstance(last, Finished)
-        return {**run.inputs, **last.outputs}
+        return _result(run, last)
 
     async def ainvoke(
         self,

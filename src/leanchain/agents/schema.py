@@ -140,11 +140,33 @@ class AgentStep:
 
 _new = object.__new__
 
+# Quick constructors of the frozen dataclasses above, for the hot path (parsers build an action
+# or a finish per reply, the loop a step per tool call): the dataclass's ``__init__`` sets each
+# field through ``object.__setattr__``; these write the new object's ``__dict__`` in place
+# (tests keep each equal to its constructor).
+
+
+def agent_action(tool: str, tool_input: str | dict[str, Any], log: str) -> AgentAction:
+    """``AgentAction(tool, tool_input, log)``, built in half the time."""
+    action = _new(AgentAction)
+    fields = action.__dict__  # filled in place: cheaper than assigning a new __dict__
+    fields["tool"] = tool
+    fields["tool_input"] = tool_input
+    fields["log"] = log
+    return action
+
+
+def agent_finish(return_values: dict[str, Any], log: str) -> AgentFinish:
+    """``AgentFinish(return_values, log)``, built as `agent_action` builds an action."""
+    finish = _new(AgentFinish)
+    fields = finish.__dict__
+    fields["return_values"] = return_values
+    fields["log"] = log
+    return finish
+
 
 def agent_step(action: AgentAction, observation: Any) -> AgentStep:
-    """``AgentStep(action, observation)`` in half the time: the frozen dataclass's
-    ``__init__`` sets each field through ``object.__setattr__``; here they are written to the
-    new object's ``__dict__`` (a test keeps this equal to the constructor)."""
+    """``AgentStep(action, observation)``, built as `agent_action` builds an action."""
     step = _new(AgentStep)
     fields = step.__dict__
     fields["action"] = action

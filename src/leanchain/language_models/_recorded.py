@@ -9,8 +9,6 @@ is built here without the frozen dataclass's `__init__` (`new_request`), and the
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,7 +18,6 @@ from leanchain.prompts import ChatPromptValue, StringPromptValue
 
 from ._direct import BoundModelCall
 from ._intercept import INTERCEPTORS
-from ._stop import cut_message
 
 if TYPE_CHECKING:
     from leanchain.messages import BaseMessage
@@ -91,11 +88,12 @@ class RecordedCall(BoundModelCall):
 
     Unwatched, the call is what the model's `_unwatched_reply` makes of it without a
     `ChatResult` (`_RecordingChatModel._skips_result`): a fresh request recorded, and its
-    reply (`_RecordingChatModel._answer`), cut at the stop sequences and unwrapped, all done
-    here. Whether the model's class lets that be done here is read once, when the binding is
-    made, as the callback dispatch tables read which hooks a handler overrides: a subclass
-    with its own results, request, input conversion or reply (or a bound keyword that is one
-    of `_generate`'s parameters) is called through `_unwatched_reply` instead.
+    reply (`_RecordingChatModel._answer`: cut at the stop sequences, after the delay),
+    unwrapped here. Whether the model's class lets that be done here is read once, when the
+    binding is made, as the callback dispatch tables read which hooks a handler overrides: a
+    subclass with its own results, request, input conversion or unwrapping (or a bound
+    keyword that is one of `_generate`'s parameters) is called through `_unwatched_reply`
+    instead.
     """
 
     __slots__ = ("_choice", "_recording", "_rest", "_tools")
@@ -118,33 +116,28 @@ class RecordedCall(BoundModelCall):
             self._recording = model
 
     def _request(self, model: _RecordingChatModel, input: LanguageModelInput) -> ChatRequest:
-        """What `_RecordingChatModel._request` records for `input` (fresh lists and dict).
-
-        `new_request` and, for a prompt value, the model's `_convert_input`, inline: the
-        model's class keeps both (`_STOOD_FOR`).
-        """
-        stop = self._stop
-        request = _new(ChatRequest)
+        """What `_RecordingChatModel._request` records for `input` (fresh lists and dict);
+        a prompt value's messages read in place of the model's `_convert_input`, which its
+        class keeps (`_STOOD_FOR`)."""
         if type(input) in _PROMPT_VALUES:
-            _set_messages(request, input.to_messages())  # type: ignore[union-attr]
+            messages = input.to_messages()  # type: ignore[union-attr]
         else:
-            _set_messages(request, model._convert_input(input))
-        _set_tools(request, list(self._tools or ()))
-        _set_tool_choice(request, self._choice)
-        _set_stop(request, None if stop is None else list(stop))
-        _set_kwargs(request, dict(self._rest))
-        return request
+            messages = model._convert_input(input)
+        stop = self._stop
+        return new_request(
+            messages,
+            list(self._tools or ()),
+            self._choice,
+            None if stop is None else list(stop),
+            dict(self._rest),
+        )
 
     def quiet(self, input: LanguageModelInput, config: RunnableConfig) -> AIMessage:
         model = self._recording
         if model is None or INTERCEPTORS.get() or type(model).invoke is not self._base.invoke:
             return super().quiet(input, config)
         stop = self._stop
-        reply = model._take(self._request(model, input))  # `_answer`, inline
-        if stop:
-            reply = _cut_at_stop(reply, stop)
-        if model.delay:
-            time.sleep(model.delay)
+        reply = model._answer(self._request(model, input), stop)
         if type(reply) is AIMessage and not model.client_side_stop:  # as `_unwrapped` leaves it
             return reply
         return model._unwrapped(reply, stop)
@@ -154,24 +147,10 @@ class RecordedCall(BoundModelCall):
         if model is None or INTERCEPTORS.get() or type(model).ainvoke is not self._base.ainvoke:
             return await super().aquiet(input, config)
         stop = self._stop
-        reply = await model._atake(self._request(model, input))
-        if stop:
-            reply = _cut_at_stop(reply, stop)
-        if model.delay:
-            await asyncio.sleep(model.delay)
+        reply = await model._aanswer(self._request(model, input), stop)
         if type(reply) is AIMessage and not model.client_side_stop:
             return reply
         return model._unwrapped(reply, stop)
-
-
-def _cut_at_stop(reply: AIMessage, stop: list[str]) -> AIMessage:
-    """`cut_message(reply, stop)`, called only when a marker is in the text (it skips empty
-    ones): the usual reply holds none."""
-    content = reply.content
-    for marker in stop:
-        if marker and marker in content:
-            return cut_message(reply, stop)
-    return reply
 
 
 _STOOD_FOR = (
@@ -182,8 +161,6 @@ _STOOD_FOR = (
     "_arecorded_reply",
     "_request",
     "_convert_input",
-    "_answer",
-    "_aanswer",
     "_unwrapped",
 )
 """The methods of `_RecordingChatModel` whose work `RecordedCall.quiet` does itself."""

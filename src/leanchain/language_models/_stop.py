@@ -75,11 +75,15 @@ def stopped_metadata(metadata: Mapping[str, Any], marker: str) -> Mapping[str, A
 def cut_message(message: AIMessage, stop: Sequence[str]) -> AIMessage:
     """`message` with its text cut at the first stop marker (itself when there is none)."""
     content = message.content
-    if isinstance(content, str):
-        found = first_stop(content, stop)
-        if found is not None:
-            return _cut_at(message, content, found)
-    return message
+    if not isinstance(content, str):
+        return message
+    for marker in stop:  # the usual reply holds none: `first_stop` runs only when one is in it
+        if marker and marker in content:
+            break
+    else:
+        return message
+    found = first_stop(content, stop)
+    return message if found is None else _cut_at(message, content, found)
 
 
 def cut_result(result: ChatResult, stop: Sequence[str] | None) -> ChatResult:

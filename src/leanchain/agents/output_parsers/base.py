@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from leanchain.agents.schema import AgentAction, AgentFinish
+from leanchain.agents.schema import AgentAction, AgentFinish, agent_action, agent_finish
 from leanchain.errors import OutputParserException
 from leanchain.messages import AIMessage, BaseMessage
 from leanchain.output_parsers import (
@@ -32,7 +32,6 @@ __all__ = [
     "was_cut_off",
 ]
 
-_new = object.__new__
 
 CUT_OFF_OBSERVATION: Final = (
     "Your last reply was cut off at the output token limit before it was complete, so no "
@@ -71,30 +70,6 @@ def was_cut_off(generation: Any) -> bool:
 
 def _says_length(metadata: Any) -> bool:
     return isinstance(metadata, dict) and metadata.get("finish_reason") == "length"
-
-
-def agent_action(tool: str, tool_input: str | dict[str, Any], log: str) -> AgentAction:
-    """``AgentAction(tool, tool_input, log)``, built in half the time.
-
-    The frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``; its
-    fields go straight into the instance's ``__dict__`` instead (a test keeps this equal to the
-    constructor).
-    """
-    action = _new(AgentAction)
-    fields = action.__dict__  # filled in place: cheaper than assigning a new __dict__
-    fields["tool"] = tool
-    fields["tool_input"] = tool_input
-    fields["log"] = log
-    return action
-
-
-def agent_finish(return_values: dict[str, Any], log: str) -> AgentFinish:
-    """``AgentFinish(return_values, log)``, built as `agent_action` builds an action."""
-    finish = _new(AgentFinish)
-    fields = finish.__dict__
-    fields["return_values"] = return_values
-    fields["log"] = log
-    return finish
 
 
 def reads_directly(cls: type[Any], base: type[Any]) -> None:

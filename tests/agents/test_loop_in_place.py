@@ -18,6 +18,7 @@ from leanchain.agents.middleware import AgentMiddleware
 from leanchain.agents.schema import agent_step
 from leanchain.callbacks import BaseCallbackHandler
 from leanchain.messages import message_chunk_to_message
+from leanchain.prompts import SystemMessagePromptTemplate
 from leanchain.runnables import RunnableLambda
 from leanchain.tools import tool
 
@@ -172,3 +173,35 @@ async def test_errors_and_stops_run_alike_on_every_entry(kind: Kind, entry: Entr
     assert steps[0][1] in ("a", {"text": "a"})  # the text past the stop sequence cut off
     assert [tool for tool, _, _ in steps[3:]] == ([] if kind.garbage is None else ["_Exception"])
     assert len(requests) == len(steps) + 1
+
+
+def test_an_agent_formats_the_fixed_part_of_its_prompt_once_when_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Structured chat's system turn (it reads only the rendered tools) is formatted when
+    the agent is built, and every run starts from that one message."""
+    formats: list[int] = []
+    format_into = SystemMessagePromptTemplate._format_into
+
+    def counted(self: Any, values: Any, out: list[Any]) -> None:
+        formats.append(1)
+        format_into(self, values, out)
+
+    monkeypatch.setattr(SystemMessagePromptTemplate, "_format_into", counted)
+    kind = KINDS[IDS.index("structured-chat")]
+    script = [kind.call("echo", "a"), kind.answer("1"), kind.call("echo", "b"), kind.answer("2")]
+    executor, model = agent_executor(kind, script)
+    assert formats == [1]
+    outputs = [executor.invoke({"input": q})["output"] for q in ("q1", "q2")]
+    assert outputs == ["1", "2"]
+    assert formats == [1]
+    systems = [request.messages[0] for request in model.requests]
+    assert len(systems) == 4
+    assert all(message is systems[0] for message in systems)
+    assert systems[0].content.startswith("You are a helpful assistant.")
+    assert [request.messages[-1].content.split("\n")[0] for request in model.requests] == [
+        "q1",
+        "q1",
+        "q2",
+        "q2",
+    ]

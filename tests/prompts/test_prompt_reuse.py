@@ -16,6 +16,7 @@ from leanchain.prompts import (
     HumanMessagePromptTemplate,
     MessagesPlaceholder,
     PromptTemplate,
+    SystemMessagePromptTemplate,
 )
 
 CHAT = ChatPromptTemplate.from_messages(
@@ -296,3 +297,97 @@ def test_the_first_format_builds_the_last_turn_as_a_fresh_format_does(pad: Any) 
         (type(m), m.model_dump(), m.model_fields_set) for m in fresh.messages
     ]
     assert first.messages[-1].content == f"q\n\n{format(pad)}\n(reply in JSON)"
+
+
+def _agent_shape() -> ChatPromptTemplate:
+    """Structured chat's shape: fixed tools text, an optional history, the last human turn."""
+    return ChatPromptTemplate.from_messages(
+        [
+            ("system", "Tools: {tools}"),
+            MessagesPlaceholder("chat_history", optional=True),
+            ("human", "{input}\n\n{agent_scratchpad}"),
+        ]
+    ).partial(tools="echo")
+
+
+def _counting_system_formats(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    format_into = SystemMessagePromptTemplate._format_into
+
+    def counted(self: Any, values: Any, out: list[Any]) -> None:
+        calls.append(1)
+        format_into(self, values, out)
+
+    monkeypatch.setattr(SystemMessagePromptTemplate, "_format_into", counted)
+    return calls
+
+
+def test_a_part_that_reads_only_partial_values_is_formatted_once_for_every_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = _counting_system_formats(monkeypatch)
+    prompt = _agent_shape()
+    runs = []
+    for question in ("a", "b", "c"):
+        memo: dict[Any, Any] = {}  # a run's memo
+        for pad in ("", "step"):
+            values = {"input": question, "agent_scratchpad": pad}
+            value = prompt.format_prompt_reusing(values, memo, "agent_scratchpad")
+            assert value == prompt.format_prompt(**values)
+            runs.append(value.messages)
+    assert len(calls) == 1 + 6  # once for every run, then once by each fresh format_prompt
+    assert all(messages[0] is runs[0][0] for messages in runs)
+    assert [m.content for m in runs[-1]] == ["Tools: echo", "c\n\nstep"]
+
+
+def test_prepare_reuse_formats_the_fixed_parts_before_the_first_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = _counting_system_formats(monkeypatch)
+    prompt = _agent_shape()
+    prompt.prepare_reuse("agent_scratchpad")
+    assert len(calls) == 1
+    for question in ("a", "b"):
+        value = prompt.format_prompt_reusing(
+            {"input": question, "agent_scratchpad": ""}, {}, "agent_scratchpad"
+        )
+        assert [m.content for m in value.messages] == ["Tools: echo", f"{question}\n\n"]
+    assert len(calls) == 1
+
+
+def test_a_value_given_over_a_partial_one_formats_its_part_for_that_run_only() -> None:
+    prompt = _agent_shape()
+    shared = prompt.format_prompt_reusing(
+        {"input": "q", "agent_scratchpad": ""}, {}, "agent_scratchpad"
+    ).messages[0]
+    own = prompt.format_prompt_reusing(
+        {"input": "q", "tools": "search", "agent_scratchpad": ""}, {}, "agent_scratchpad"
+    ).messages[0]
+    again = prompt.format_prompt_reusing(
+        {"input": "q", "agent_scratchpad": ""}, {}, "agent_scratchpad"
+    ).messages[0]
+    assert (shared.content, own.content, again.content) == (
+        "Tools: echo",
+        "Tools: search",
+        "Tools: echo",
+    )
+    assert again is shared
+
+
+def test_a_prompt_part_edited_between_runs_is_formatted_anew() -> None:
+    # Outside a prompt's contract (it is immutable but for `append`), and still seen.
+    prompt = _agent_shape()
+    values = {"input": "q", "agent_scratchpad": ""}
+    prompt.format_prompt_reusing(values, {}, "agent_scratchpad")
+    prompt.messages[0].prompt.template = "Tools now: {tools}"
+    edited = prompt.format_prompt_reusing(values, {}, "agent_scratchpad")
+    prompt.messages[0].additional_kwargs["name"] = "tools"
+    with_kwargs = prompt.format_prompt_reusing(values, {}, "agent_scratchpad")
+    prompt.messages[0] = SystemMessage(content="No tools.")
+    replaced = prompt.format_prompt_reusing(values, {}, "agent_scratchpad")
+    assert edited.messages[0] == SystemMessage(content="Tools now: echo")
+    assert with_kwargs.messages[0] == SystemMessage(
+        content="Tools now: echo", additional_kwargs={"name": "tools"}
+    )
+    assert replaced.messages[0] == SystemMessage(content="No tools.")
+    assert replaced == prompt.format_prompt(**values)

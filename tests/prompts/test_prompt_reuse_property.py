@@ -1,6 +1,8 @@
 """`format_prompt_reusing` over random runs: whatever changes between two calls (a value,
 a value over a partial, the scratchpad's type, a missing variable, the prompt's own parts),
-every call gives what a fresh ``format_prompt`` gives, or raises the same error."""
+every call gives what a fresh ``format_prompt`` gives, or raises the same error. So does
+every call of several runs of one prompt (what it keeps for every run, `ReusePlan`),
+whatever is edited in the prompt between them."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 from leanchain.messages import AIMessage, HumanMessage
 from leanchain.prompts import (
     BasePromptTemplate,
+    BaseStringMessagePromptTemplate,
     ChatPromptTemplate,
     ChatPromptValue,
     HumanMessagePromptTemplate,
@@ -163,6 +166,73 @@ def test_every_call_of_a_run_equals_a_fresh_format(name: str, calls: list[tuple[
         reused = _outcome(partial(prompt.format_prompt_reusing, now, memo, "agent_scratchpad"))
         fresh = _outcome(partial(prompt.format_prompt, **now))
         assert reused == fresh
+
+
+EDITS = [
+    "none",
+    "prepare",
+    "retemplate-head",
+    "kwargs-on-head",
+    "replace-head",
+    "retemplate",
+    "kwargs-on-last",
+    "new-partials",
+    "append-turn",
+]
+
+
+def _edit(prompt: Any, edit: str, n: int) -> None:
+    """Edit the prompt between two runs: its first part, or what `_change` edits."""
+    first = prompt.messages[0] if isinstance(prompt, ChatPromptTemplate) else None
+    if edit == "prepare":
+        prompt.prepare_reuse("agent_scratchpad")
+    elif edit in ("retemplate-head", "kwargs-on-head", "replace-head"):
+        # (Each keeps the variables read: the prompt's lists of them are not recomputed.)
+        if isinstance(first, BaseStringMessagePromptTemplate) and isinstance(
+            first.prompt, PromptTemplate
+        ):
+            text = f"({n}) {first.prompt.template}"
+            if edit == "retemplate-head":
+                first.prompt.template = text
+            elif edit == "kwargs-on-head":
+                first.additional_kwargs[f"k{n}"] = n
+            else:
+                prompt.messages[0] = type(first).from_template(text)
+    else:
+        _change(prompt, {}, edit, n)
+
+
+@pytest.mark.parametrize("name", sorted(PROMPTS))
+@settings(max_examples=150, deadline=None)
+@given(
+    runs=st.lists(
+        st.tuples(
+            st.sampled_from(EDITS),
+            st.integers(0, 4),
+            st.lists(
+                st.tuples(st.sampled_from(CHANGES), st.integers(0, 4)), min_size=1, max_size=5
+            ),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+)
+def test_every_call_of_every_run_equals_a_fresh_format(
+    name: str, runs: list[tuple[str, int, list[tuple[str, int]]]]
+) -> None:
+    prompt = PROMPTS[name]()
+    for edit, n, calls in runs:
+        _edit(prompt, edit, n)
+        memo: dict[Any, Any] = {}  # each run's own
+        values: dict[str, Any] = {"input": "q"}
+        for change, k in calls:
+            _change(prompt, values, change, k)
+            now = dict(values)
+            if change != "pad-missing":
+                now["agent_scratchpad"] = _pad(prompt, change, k)
+            reused = _outcome(partial(prompt.format_prompt_reusing, now, memo, "agent_scratchpad"))
+            fresh = _outcome(partial(prompt.format_prompt, **now))
+            assert reused == fresh
 
 
 def test_a_subclass_that_formats_otherwise_is_formatted_every_time() -> None:

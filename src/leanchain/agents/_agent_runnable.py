@@ -131,6 +131,8 @@ class AgentRunnable(RunnableSequence[dict[str, Any], Decision]):
         self._parse = output_parser._quiet_parse()
         self._prompt_invoked = type(prompt).invoke is not BasePromptTemplate.invoke
         """The prompt's class has its own `invoke`: the steps call it instead of formatting."""
+        if not self._prompt_invoked:
+            prompt.prepare_reuse("agent_scratchpad")
 
     # -- running: the four steps, called directly when no handler listens ------------------
 

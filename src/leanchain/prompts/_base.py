@@ -80,6 +80,11 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
         """
         return self._format_prompt(self._check_missing(values))
 
+    def prepare_reuse(self, varying: str) -> None:
+        """Decide now, not on the first `format_prompt_reusing` call, what formatting again
+        with `varying` changing keeps (an agent calls this when it is built). Nothing to
+        decide here; a chat prompt formats its fixed parts (`ChatPromptTemplate`)."""
+
     async def aformat(self, **kwargs: Any) -> str:
         """Async `format` (formatting never blocks, so it runs inline)."""
         return self.format(**kwargs)

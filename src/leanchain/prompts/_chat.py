@@ -15,8 +15,7 @@ from leanchain.messages import (
     ToolMessage,
 )
 from leanchain.prompts._base import BasePromptTemplate
-from leanchain.prompts._build import message_builder
-from leanchain.prompts._chat_reuse import Split, head_reads, part_reads, split_last
+from leanchain.prompts._chat_reuse import ReusePlan, Split, plan_reuse
 from leanchain.prompts._message import (
     AIMessagePromptTemplate,
     BaseMessagePromptTemplate,
@@ -25,13 +24,7 @@ from leanchain.prompts._message import (
     MessagesPlaceholder,
     SystemMessagePromptTemplate,
 )
-from leanchain.prompts._reuse import (
-    fixed,
-    formats_as,
-    head_key,
-    snapshot,
-    unchanged,
-)
+from leanchain.prompts._reuse import formats_as, head_key, snapshot, unchanged
 from leanchain.prompts._string import check_template_format
 from leanchain.prompts._values import ChatPromptValue
 
@@ -143,7 +136,7 @@ class ChatPromptTemplate(BasePromptTemplate):
             declared input variables that differ from the templates' variables.
     """
 
-    __slots__ = ("_explicit_partials", "messages", "template_format")
+    __slots__ = ("_explicit_partials", "_plan", "messages", "template_format")
 
     def __init__(
         self,
@@ -184,6 +177,8 @@ class ChatPromptTemplate(BasePromptTemplate):
         self._partials = partials
         self._required = tuple(sorted(required))
         self._optional = tuple(sorted(optional))
+        self._plan: ReusePlan | None = None
+        """What formatting again keeps (`prepare_reuse`), decided on the first reuse."""
 
     @classmethod
     def from_messages(
@@ -269,43 +264,42 @@ class ChatPromptTemplate(BasePromptTemplate):
                 return value
         return self._format_and_keep(self._check_missing(values), memo, varying)
 
+    def prepare_reuse(self, varying: str) -> None:
+        """Decide now what `format_prompt_reusing` keeps with `varying` changing, and format
+        the parts that read nothing but the partial values (`ReusePlan`): an agent does this
+        when it is built, so that none of its runs does."""
+        self._plan = plan_reuse(
+            self.messages, self._partials, varying, formats_as(self, ChatPromptTemplate)
+        )
+
     def _format_and_keep(
         self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str
     ) -> ChatPromptValue:
-        """Format `values` and keep the head for the next call, when one can be kept."""
+        """Format `values` and keep the head for the next call, as the plan allows."""
         messages, partials = self.messages, self._partials
-        last: Any = messages[-1] if messages else None
-        # A callable partial is called on every format, a subclass may format otherwise:
-        # then nothing is kept.
-        if not (
-            part_reads(last, varying) and fixed(partials) and formats_as(self, ChatPromptTemplate)
-        ):
+        try:
+            plan = self._plan
+        except AttributeError:  # a subclass that did not call ``__init__``
+            plan = None
+        if plan is None or not plan.fits(messages, partials, varying):
+            plan = self._plan = plan_reuse(
+                messages, partials, varying, formats_as(self, ChatPromptTemplate)
+            )
+        if not plan.keeps:
             return self._format_prompt(values)
-        merged = self._merge_partials(values)
-        head: list[BaseMessage] = []
-        for item in messages[:-1]:
-            if isinstance(item, BaseMessage):
-                head.append(item)
-            else:
-                item._format_into(merged, head)
-        read = head_reads(messages[:-1], varying)
-        if read is not None:
-            names, placeholders = read
-            split: Split | None = None
-            found = split_last(last, varying)
-            if found is not None:
-                lead, rest = found
-                names = (*names, *(name for name in lead.variables if name not in names))
-                placeholders = placeholders - set(lead.variables)
-                prompt = last.prompt
-                text = lead.format(merged)
-                split = (prompt, prompt.template, text, rest, message_builder(last._kind))
-            reads = snapshot(values, partials, names, placeholders)
-            if reads is not None:
-                memo[head_key(self)] = (messages, partials, last, reads, head, split)
-            pad = merged.get(varying)
-            if split is not None and type(pad) is str:  # the last turn as a reuse builds it
-                return ChatPromptValue([*head, split[4](split[2] + pad + split[3])])
+        merged = {**partials, **values} if partials else values  # (none callable: `fixed`)
+        head = plan.head(values, merged)
+        last = messages[-1]
+        split: Split | None = None
+        if plan.lead is not None and plan.builder is not None:
+            prompt = last.prompt
+            split = (prompt, prompt.template, plan.lead.format(merged), plan.rest, plan.builder)
+        reads = snapshot(values, partials, plan.names, plan.placeholders)
+        if reads is not None:
+            memo[head_key(self)] = (messages, partials, last, reads, head, split)
+        pad = merged.get(varying)
+        if split is not None and type(pad) is str:  # the last turn as a reuse builds it
+            return ChatPromptValue([*head, split[4](split[2] + pad + split[3])])
         out = head.copy()
         last._format_into(merged, out)
         return ChatPromptValue(out)

@@ -1,17 +1,20 @@
-"""Which parts of a chat prompt can be kept between two formats of one run (`_reuse`).
+"""Which parts of a chat prompt can be kept between two formats (`_reuse`).
 
 `ChatPromptTemplate.format_prompt_reusing` keeps the messages before its last part, and the
-last part's text before the varying variable when that part is a plain turn ending with it.
-These functions decide, once per run, what may be kept: only parts whose output depends on
-nothing but the values they read (no subclass, no callable partial, no nested prompt).
+last part's text before the varying variable when that part is a plain turn ending with it,
+in the run's memo. What may be kept is decided once per prompt, not once per run
+(`ReusePlan`): only parts whose output depends on nothing but the values they read (no
+subclass, no callable partial, no nested prompt). The parts that read nothing but the
+prompt's own partial values are formatted then too, once for every run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from leanchain.messages import BaseMessage
+from leanchain.prompts._build import message_builder
 from leanchain.prompts._message import (
     AIMessagePromptTemplate,
     BaseStringMessagePromptTemplate,
@@ -20,11 +23,11 @@ from leanchain.prompts._message import (
     MessagesPlaceholder,
     SystemMessagePromptTemplate,
 )
-from leanchain.prompts._reuse import fixed, split_at_last
+from leanchain.prompts._reuse import SCALARS, fixed, split_at_last
 from leanchain.prompts._string import PromptTemplate
 from leanchain.prompts._template import CompiledTemplate, compile_template
 
-__all__ = ["Split", "head_reads", "part_reads", "split_last"]
+__all__ = ["ReusePlan", "Split", "head_reads", "part_reads", "plan_reuse", "split_last"]
 
 Split = tuple[PromptTemplate, str, str, str, Callable[[str], BaseMessage]]
 """A kept last turn: its prompt, that prompt's template text, the text formatted before the
@@ -82,3 +85,162 @@ def split_last(last: Any, varying: str) -> tuple[CompiledTemplate, str] | None:
     if type(prompt) is not PromptTemplate or prompt._partials:
         return None
     return split_at_last(compile_template(prompt.template), varying)
+
+
+class ReusePlan:
+    """What formatting one chat prompt again and again, with `varying` changing, may keep:
+    decided once per prompt (`plan_reuse`) and kept on it.
+
+    `keeps` says whether anything is kept at all (else every format is a fresh one). Then
+    `names` and `placeholders` are what a run's memo snapshots (the head's variables and the
+    last turn's before `varying`), `lead`, `rest` and `builder` split the last turn as
+    `split_last` does, and `parts` is the head: each part that reads nothing but partial
+    values that cannot change in place (a fixed text, the rendered tools, an optional
+    history left out) as the messages it formatted to when the plan was made, which every
+    run shares (messages are frozen values), and each other part as itself, formatted once
+    per run. Those shared messages stand while no value given overrides a partial value
+    they read (`own`) and the empty lists they read are still empty (`empty`).
+
+    The plan holds while the prompt's parts are what they were (`fits`): the same messages
+    list, partial values and parts, each template's text the same object, each turn with or
+    without ``additional_kwargs`` as it was. The prompt's one in-place change, `append`,
+    builds a new list, so it is seen; so are the edits a prompt's contract does not allow
+    but a user might make anyway.
+    """
+
+    __slots__ = (
+        "builder",
+        "empty",
+        "keeps",
+        "lead",
+        "messages",
+        "names",
+        "own",
+        "partials",
+        "parts",
+        "placeholders",
+        "rest",
+        "varying",
+        "watched",
+    )
+
+    def __init__(self, messages: list[Any], partials: dict[str, Any], varying: str) -> None:
+        self.messages = messages
+        self.partials = partials
+        self.varying = varying
+        self.watched = _watch(messages)
+        self.keeps = False
+        self.names: tuple[str, ...] = ()
+        self.placeholders: frozenset[str] = frozenset()
+        self.parts: tuple[Any, ...] = ()
+        self.own: frozenset[str] = frozenset()
+        self.empty: tuple[list[Any], ...] = ()
+        self.lead: CompiledTemplate | None = None
+        self.rest = ""
+        self.builder: Callable[[str], BaseMessage] | None = None
+
+    def fits(self, messages: list[Any], partials: dict[str, Any], varying: str) -> bool:
+        """Whether the plan still holds for a prompt with these parts."""
+        return (
+            messages is self.messages
+            and partials is self.partials
+            and varying == self.varying
+            and _watch(messages) == self.watched
+        )
+
+    def head(self, values: Mapping[str, Any], merged: Mapping[str, Any]) -> list[BaseMessage]:
+        """The head's messages for `values` (`merged`: over the partial values)."""
+        out: list[BaseMessage] = []
+        if self.own.isdisjoint(values) and not any(self.empty):
+            for part in self.parts:
+                if type(part) is tuple:
+                    out.extend(part)
+                else:
+                    part._format_into(merged, out)
+        else:  # a value given overrides a partial one, or the empty history was filled
+            for item in self.messages[:-1]:
+                if isinstance(item, BaseMessage):
+                    out.append(item)
+                else:
+                    item._format_into(merged, out)
+        return out
+
+
+def plan_reuse(
+    messages: list[Any], partials: dict[str, Any], varying: str, plain: bool
+) -> ReusePlan:
+    """Decide what formatting a chat prompt of `messages` over `partials` keeps, with
+    `varying` changing (`plain`: its class formats as `ChatPromptTemplate` does)."""
+    plan = ReusePlan(messages, partials, varying)
+    last: Any = messages[-1] if messages else None
+    if not (plain and part_reads(last, varying) and fixed(partials)):
+        return plan
+    read = head_reads(messages[:-1], varying)
+    if read is None:
+        return plan
+    names, placeholders = read
+    found = split_last(last, varying)
+    if found is not None:
+        lead, plan.rest = found
+        names = (*names, *(name for name in lead.variables if name not in names))
+        placeholders = placeholders - set(lead.variables)
+        plan.lead, plan.builder = lead, message_builder(last._kind)
+    plan.names, plan.placeholders = names, placeholders
+    plan.parts, plan.own, plan.empty = _settle(messages[:-1], partials)
+    plan.keeps = True
+    return plan
+
+
+def _settle(
+    head: list[Any], partials: dict[str, Any]
+) -> tuple[tuple[Any, ...], frozenset[str], tuple[list[Any], ...]]:
+    """Each part of `head` as its messages when it reads nothing but partial values that
+    cannot change in place (formatted now), else the part itself; the partial names those
+    read, and the empty lists among their values."""
+    parts: list[Any] = []
+    own: set[str] = set()
+    empty: list[list[Any]] = []
+    for item in head:
+        kind = type(item)
+        if isinstance(item, BaseMessage):
+            parts.append((item,))
+            continue
+        if kind is MessagesPlaceholder:
+            value = partials.get(item.variable_name)
+            if type(value) is list and not value:
+                parts.append(())
+                own.add(item.variable_name)
+                empty.append(value)
+                continue
+        elif (
+            kind in _PLAIN_TURNS
+            and type(item.prompt) is PromptTemplate
+            and not item.prompt._partials
+            and not item.additional_kwargs
+        ):
+            read = compile_template(item.prompt.template).variables
+            if all(name in partials and type(partials[name]) in SCALARS for name in read):
+                out: list[BaseMessage] = []
+                item._format_into(partials, out)
+                parts.append(tuple(out))
+                own.update(read)
+                continue
+        parts.append(item)
+    return tuple(parts), frozenset(own), tuple(empty)
+
+
+def _watch(messages: list[Any]) -> tuple[Any, ...]:
+    """What a plan depends on in each of the prompt's parts, to compare by value (a part of
+    another kind is never kept: the plan depends only on which object it is)."""
+    seen: list[Any] = []
+    for item in messages:
+        kind = type(item)
+        if kind is MessagesPlaceholder:
+            seen.append((item, item.variable_name, item.optional, item.n_messages))
+        elif kind in _ROLE_TEMPLATES:
+            prompt = item.prompt
+            text = prompt.template if type(prompt) is PromptTemplate else None
+            seen.append((item, prompt, text, not item.additional_kwargs))
+        else:
+            seen.append(item)
+    return tuple(seen)

@@ -10,11 +10,13 @@ items are the same ones (a message changed in place is the same object in both r
 Anything else (a callable partial, a dict, a list a template turns into text) is formatted
 anew on every call, so a reused result always equals a fresh one.
 
-What is decided once per run is decided when the head is kept, not on every reuse: whether
-the prompt's class formats as its base class does (a subclass that overrides a formatting
-step is formatted anew every time), whether a partial is callable, which values the head
-reads. A reuse then checks only that the prompt's parts are the objects they were (its
-template text, its partials, its messages) and that the values read are the same.
+What does not depend on the values is decided when the head is first kept, not on every
+reuse: whether the prompt's class formats as its base class does (a subclass that overrides
+a formatting step is formatted anew every time), whether a partial is callable, which values
+the head reads. A chat prompt decides it once for every run (`_chat_reuse.ReusePlan`), a
+text prompt once per run. A reuse then checks only that the prompt's parts are the objects
+they were (its template text, its partials, its messages) and that the values read are the
+same.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from leanchain.messages import BaseMessage
 from leanchain.prompts._template import CompiledTemplate
 
 __all__ = [
+    "SCALARS",
     "Reads",
     "fixed",
     "formats_as",
@@ -36,7 +39,8 @@ __all__ = [
     "unchanged",
 ]
 
-_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+"""The types of the values that cannot change in place (kept and compared by identity)."""
 _ABSENT: Final = object()
 
 _FORMATTING_STEPS: Final = (
@@ -108,7 +112,7 @@ def snapshot(
         else:
             value = partials.get(name, _ABSENT)
             partial.append(name)
-        if type(value) in _SCALARS or value is _ABSENT:
+        if type(value) in SCALARS or value is _ABSENT:
             continue
         if type(value) is not list or name not in placeholders:
             return None

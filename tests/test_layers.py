@@ -14,6 +14,7 @@ LAYER = {
     "errors": 0,
     "globals": 0,
     "_fields": 0,
+    "_model_schema": 0,
     "_lazy": 0,
     "_partial_json": 1,
     "messages": 1,

@@ -8,6 +8,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from leanchain._model_schema import model_schema
+
 from ._ai import AIMessage
 from ._convert import MessageLikeRepresentation, convert_to_messages
 from ._openai import openai_role
@@ -120,7 +122,7 @@ def _tool_chars(tool: Any) -> int:
         definition: Any = tool
     else:
         schema = tool.tool_call_schema
-        parameters = dict(schema if isinstance(schema, Mapping) else schema.model_json_schema())
+        parameters = dict(schema if isinstance(schema, Mapping) else model_schema(schema))
         # The schema's own title and description repeat the tool's.
         parameters.pop("title", None)
         parameters.pop("description", None)

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, cast
 from pydantic import BaseModel
 
 from leanchain._fields import init_fields
+from leanchain._model_schema import model_schema
 from leanchain.callbacks.manager import Callbacks, RunManager
 from leanchain.messages import ToolCall
 from leanchain.runnables.base import Runnable
@@ -269,7 +270,7 @@ class BaseTool(Runnable[ToolInput, Any]):
         schema = self._visible_schema()
         if schema is None:
             return {"tool_input": {"type": "string"}}
-        json_schema = schema if isinstance(schema, dict) else schema.model_json_schema()
+        json_schema = schema if isinstance(schema, dict) else model_schema(schema)
         return cast(dict[str, Any], json_schema.get("properties", {}))
 
     @property

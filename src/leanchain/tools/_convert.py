@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 from pydantic import BaseModel, TypeAdapter
 from typing_extensions import is_typeddict
 
+from leanchain._model_schema import model_schema
 from leanchain.tools._base import BaseTool, single_input_parameters
 from leanchain.tools._docstring import parse_google_docstring
 from leanchain.tools._jsonschema import dereference_refs, remove_titles, to_strict
@@ -69,7 +70,7 @@ def _from_json_schema(
 def _from_model(
     model: type[BaseModel], name: str | None = None, description: str | None = None
 ) -> dict[str, Any]:
-    return _from_json_schema(model.model_json_schema(), name, description)
+    return _from_json_schema(model_schema(model), name, description)
 
 
 def _from_typed_dict(typed_dict: type[Any]) -> dict[str, Any]:

@@ -391,3 +391,16 @@ def test_a_prompt_part_edited_between_runs_is_formatted_anew() -> None:
     )
     assert replaced.messages[0] == SystemMessage(content="No tools.")
     assert replaced == prompt.format_prompt(**values)
+
+
+def test_a_history_given_is_formatted_and_the_fixed_turn_still_shared() -> None:
+    prompt = _agent_shape()
+    history = [HumanMessage(content="hi"), AIMessage(content="hello")]
+    plain = prompt.format_prompt_reusing(
+        {"input": "q", "agent_scratchpad": ""}, {}, "agent_scratchpad"
+    )
+    values = {"input": "q", "chat_history": history, "agent_scratchpad": ""}
+    chatting = prompt.format_prompt_reusing(values, {}, "agent_scratchpad")
+    assert chatting == prompt.format_prompt(**values)
+    assert [m.content for m in chatting.messages] == ["Tools: echo", "hi", "hello", "q\n\n"]
+    assert chatting.messages[0] is plain.messages[0]

@@ -268,14 +268,10 @@ class ChatPromptTemplate(BasePromptTemplate):
         """Decide now what `format_prompt_reusing` keeps with `varying` changing, and format
         the parts that read nothing but the partial values (`ReusePlan`): an agent does this
         when it is built, so that none of its runs does."""
-        self._plan = plan_reuse(
-            self.messages, self._partials, varying, formats_as(self, ChatPromptTemplate)
-        )
+        self._reuse_plan(varying)
 
-    def _format_and_keep(
-        self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str
-    ) -> ChatPromptValue:
-        """Format `values` and keep the head for the next call, as the plan allows."""
+    def _reuse_plan(self, varying: str) -> ReusePlan:
+        """The plan for `varying`: the one kept while it fits the prompt, else a new one."""
         messages, partials = self.messages, self._partials
         try:
             plan = self._plan
@@ -285,6 +281,14 @@ class ChatPromptTemplate(BasePromptTemplate):
             plan = self._plan = plan_reuse(
                 messages, partials, varying, formats_as(self, ChatPromptTemplate)
             )
+        return plan
+
+    def _format_and_keep(
+        self, values: Mapping[str, Any], memo: dict[Any, Any], varying: str
+    ) -> ChatPromptValue:
+        """Format `values` and keep the head for the next call, as the plan allows."""
+        plan = self._reuse_plan(varying)
+        messages, partials = self.messages, self._partials
         if not plan.keeps:
             return self._format_prompt(values)
         merged = {**partials, **values} if partials else values  # (none callable: `fixed`)

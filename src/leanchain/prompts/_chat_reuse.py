@@ -27,7 +27,12 @@ from leanchain.prompts._reuse import SCALARS, fixed, split_at_last
 from leanchain.prompts._string import PromptTemplate
 from leanchain.prompts._template import CompiledTemplate, compile_template
 
-__all__ = ["ReusePlan", "Split", "head_reads", "part_reads", "plan_reuse", "split_last"]
+__all__ = ["Part", "ReusePlan", "Split", "head_reads", "part_reads", "plan_reuse", "split_last"]
+
+Part = tuple[Any, tuple[BaseMessage, ...] | None, frozenset[str], list[Any] | None]
+"""A part of a chat prompt's head in a `ReusePlan`: the part, the messages it formatted to
+from partial values alone (``None``: formatted on each run), the names of those values, and
+the empty list it read (an optional history's), if any."""
 
 Split = tuple[PromptTemplate, str, str, str, Callable[[str], BaseMessage]]
 """A kept last turn: its prompt, that prompt's template text, the text formatted before the
@@ -94,12 +99,13 @@ class ReusePlan:
     `keeps` says whether anything is kept at all (else every format is a fresh one). Then
     `names` and `placeholders` are what a run's memo snapshots (the head's variables and the
     last turn's before `varying`), `lead`, `rest` and `builder` split the last turn as
-    `split_last` does, and `parts` is the head: each part that reads nothing but partial
-    values that cannot change in place (a fixed text, the rendered tools, an optional
-    history left out) as the messages it formatted to when the plan was made, which every
-    run shares (messages are frozen values), and each other part as itself, formatted once
-    per run. Those shared messages stand while no value given overrides a partial value
-    they read (`own`) and the empty lists they read are still empty (`empty`).
+    `split_last` does, and `parts` is the head (`Part`): each part that reads nothing but
+    partial values that cannot change in place (a fixed text, the rendered tools, an
+    optional history left out) with the messages it formatted to when the plan was made,
+    which every run shares (messages are frozen values), and each other part to be
+    formatted once per run. A part's shared messages stand while no value given overrides
+    a partial value it read and the empty list it read is still empty; else that run
+    formats the part.
 
     The plan holds while the prompt's parts are what they were (`fits`): the same messages
     list, partial values and parts, each template's text the same object, each turn with or
@@ -110,12 +116,10 @@ class ReusePlan:
 
     __slots__ = (
         "builder",
-        "empty",
         "keeps",
         "lead",
         "messages",
         "names",
-        "own",
         "partials",
         "parts",
         "placeholders",
@@ -132,9 +136,7 @@ class ReusePlan:
         self.keeps = False
         self.names: tuple[str, ...] = ()
         self.placeholders: frozenset[str] = frozenset()
-        self.parts: tuple[Any, ...] = ()
-        self.own: frozenset[str] = frozenset()
-        self.empty: tuple[list[Any], ...] = ()
+        self.parts: tuple[Part, ...] = ()
         self.lead: CompiledTemplate | None = None
         self.rest = ""
         self.builder: Callable[[str], BaseMessage] | None = None
@@ -151,18 +153,11 @@ class ReusePlan:
     def head(self, values: Mapping[str, Any], merged: Mapping[str, Any]) -> list[BaseMessage]:
         """The head's messages for `values` (`merged`: over the partial values)."""
         out: list[BaseMessage] = []
-        if self.own.isdisjoint(values) and not any(self.empty):
-            for part in self.parts:
-                if type(part) is tuple:
-                    out.extend(part)
-                else:
-                    part._format_into(merged, out)
-        else:  # a value given overrides a partial one, or the empty history was filled
-            for item in self.messages[:-1]:
-                if isinstance(item, BaseMessage):
-                    out.append(item)
-                else:
-                    item._format_into(merged, out)
+        for item, kept, read, empty in self.parts:
+            if kept is not None and not empty and read.isdisjoint(values):
+                out.extend(kept)
+            else:  # (a message is always kept: it reads nothing)
+                item._format_into(merged, out)
         return out
 
 
@@ -186,47 +181,33 @@ def plan_reuse(
         placeholders = placeholders - set(lead.variables)
         plan.lead, plan.builder = lead, message_builder(last._kind)
     plan.names, plan.placeholders = names, placeholders
-    plan.parts, plan.own, plan.empty = _settle(messages[:-1], partials)
+    plan.parts = tuple(_settle(item, partials) for item in messages[:-1])
     plan.keeps = True
     return plan
 
 
-def _settle(
-    head: list[Any], partials: dict[str, Any]
-) -> tuple[tuple[Any, ...], frozenset[str], tuple[list[Any], ...]]:
-    """Each part of `head` as its messages when it reads nothing but partial values that
-    cannot change in place (formatted now), else the part itself; the partial names those
-    read, and the empty lists among their values."""
-    parts: list[Any] = []
-    own: set[str] = set()
-    empty: list[list[Any]] = []
-    for item in head:
-        kind = type(item)
-        if isinstance(item, BaseMessage):
-            parts.append((item,))
-            continue
-        if kind is MessagesPlaceholder:
-            value = partials.get(item.variable_name)
-            if type(value) is list and not value:
-                parts.append(())
-                own.add(item.variable_name)
-                empty.append(value)
-                continue
-        elif (
-            kind in _PLAIN_TURNS
-            and type(item.prompt) is PromptTemplate
-            and not item.prompt._partials
-            and not item.additional_kwargs
-        ):
-            read = compile_template(item.prompt.template).variables
-            if all(name in partials and type(partials[name]) in SCALARS for name in read):
-                out: list[BaseMessage] = []
-                item._format_into(partials, out)
-                parts.append(tuple(out))
-                own.update(read)
-                continue
-        parts.append(item)
-    return tuple(parts), frozenset(own), tuple(empty)
+def _settle(item: Any, partials: dict[str, Any]) -> Part:
+    """`item` with its messages formatted now when it reads nothing but partial values that
+    cannot change in place, and what it read; else `item` alone, formatted on each run."""
+    if isinstance(item, BaseMessage):
+        return (item, (item,), frozenset(), None)
+    kind = type(item)
+    if kind is MessagesPlaceholder:
+        value = partials.get(item.variable_name)
+        if type(value) is list and not value:  # an optional history's own ``[]``
+            return (item, (), frozenset((item.variable_name,)), value)
+    elif (
+        kind in _PLAIN_TURNS
+        and type(item.prompt) is PromptTemplate
+        and not item.prompt._partials
+        and not item.additional_kwargs
+    ):
+        read = compile_template(item.prompt.template).variables
+        if all(name in partials and type(partials[name]) in SCALARS for name in read):
+            out: list[BaseMessage] = []
+            item._format_into(partials, out)
+            return (item, tuple(out), frozenset(read), None)
+    return (item, None, frozenset(), None)
 
 
 def _watch(messages: list[Any]) -> tuple[Any, ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-__all__ = ["aclose", "add", "afold", "close", "fold"]
+__all__ = ["aclose", "add", "adds_at_once", "afold", "close", "fold"]
 
 
 def add(left: Any, right: Any) -> Any:
@@ -20,34 +20,70 @@ def add(left: Any, right: Any) -> Any:
         return right
 
 
+def adds_at_once(value: Any) -> bool:
+    """Whether `value`'s class adds a list of chunks of its own kind in one step, with the
+    sum adding them one by one gives (message chunks: ``a + [b, c] == a + b + c``)."""
+    return getattr(type(value), "_adds_at_once", False) is True
+
+
+def _add_held(total: Any, held: list[Any]) -> Any:
+    """`total` plus the `held` chunks in one step; where that fails with a `TypeError` (a
+    metadata value of another type), one by one, each that cannot be added replacing the
+    sum, as `fold` adds any chunk."""
+    try:
+        return total + held
+    except TypeError:
+        for chunk in held:
+            total = add(total, chunk)
+        return total
+
+
 def fold(chunks: Iterator[Any]) -> tuple[bool, Any]:
-    """Whether there was any chunk, and the sum of the chunks."""
+    """Whether there was any chunk, and the sum of the chunks.
+
+    Chunks of the sum's own class that add a list at once (`adds_at_once`) are held and
+    added in one step: one merge for a streamed reply, not one per token (each would copy
+    the text so far). The sum is the same; an error other than a `TypeError` in adding
+    them is raised when they are added, after the chunks held.
+    """
     got = False
     total: Any = None
+    held: list[Any] = []
     for chunk in chunks:
         if not got:
             total, got = chunk, True
             continue
+        if type(chunk) is type(total) and adds_at_once(total):
+            held.append(chunk)
+            continue
+        if held:
+            total, held = _add_held(total, held), []
         try:
             total = total + chunk
         except TypeError:
             total = chunk
-    return got, total
+    return got, _add_held(total, held) if held else total
 
 
 async def afold(chunks: AsyncIterator[Any]) -> tuple[bool, Any]:
     """Async `fold`."""
     got = False
     total: Any = None
+    held: list[Any] = []
     async for chunk in chunks:
         if not got:
             total, got = chunk, True
             continue
+        if type(chunk) is type(total) and adds_at_once(total):
+            held.append(chunk)
+            continue
+        if held:
+            total, held = _add_held(total, held), []
         try:
             total = total + chunk
         except TypeError:
             total = chunk
-    return got, total
+    return got, _add_held(total, held) if held else total
 
 
 def close(chunks: Iterator[Any]) -> None:

@@ -148,3 +148,17 @@ def test_a_human_message_of_text_equals_a_validated_one(text: str) -> None:
     other = HumanMessage._of_text(text)
     assert built.model_fields_set is not other.model_fields_set
     assert built.additional_kwargs is not other.additional_kwargs
+
+
+@pytest.mark.parametrize(("text", "message_id"), [("", None), ("q", "run-1"), ("ünï\n", "x")])
+def test_an_ai_chunk_of_text_equals_a_validated_one(text: str, message_id: str | None) -> None:
+    built = AIMessageChunk._of_text(text, message_id)
+    validated = AIMessageChunk(content=text, id=message_id)
+    assert type(built) is AIMessageChunk
+    assert built.model_dump() == validated.model_dump()
+    assert built.model_fields_set == set(AIMessageChunk.model_fields)
+    assert built.__pydantic_private__ == validated.__pydantic_private__ == {"_arg_scans": None}
+    assert built + built == validated + validated
+    other = AIMessageChunk._of_text(text, message_id)
+    assert built.tool_call_chunks is not other.tool_call_chunks
+    assert built.additional_kwargs is not other.additional_kwargs

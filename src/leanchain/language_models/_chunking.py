@@ -79,7 +79,8 @@ def stream_chunks(
     chunks: list[AIMessageChunk] = []
     content = message.content
     if isinstance(content, str):
-        chunks += [AIMessageChunk(content=piece, id=mid) for piece in split(content)]
+        text_chunk = AIMessageChunk._of_text
+        chunks += [text_chunk(piece, mid) for piece in split(content)]
     elif content:
         chunks.append(AIMessageChunk(content=content, id=mid))
     calls, bad_calls = message.tool_calls, message.invalid_tool_calls

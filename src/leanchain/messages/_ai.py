@@ -179,6 +179,30 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
             data["tool_calls"], data["invalid_tool_calls"] = calls, invalid
         return data
 
+    @staticmethod
+    def _of_text(text: str, message_id: str | None) -> AIMessageChunk:
+        """``AIMessageChunk(content=text, id=message_id)``: a streamed piece of reply text.
+
+        Internal API, for the text leanchain streams itself (providers, the fake models):
+        built without validation (`_construct`), as a stream makes one per token and
+        validation would be most of its cost.
+        """
+        return AIMessageChunk._construct(
+            {
+                "content": text,
+                "additional_kwargs": {},
+                "response_metadata": {},
+                "type": "AIMessageChunk",
+                "name": None,
+                "id": message_id,
+                "tool_calls": [],
+                "invalid_tool_calls": [],
+                "usage_metadata": None,
+                "tool_call_chunks": [],
+                "chunk_position": None,
+            }
+        )
+
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """A copy with ``update`` applied without validation, as pydantic's ``model_copy``.
 

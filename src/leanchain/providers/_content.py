@@ -86,24 +86,6 @@ def text_blocks(content: str | list[Any]) -> list[str]:
 
 
 def text_chunk(text: str, message_id: str | None) -> AIMessageChunk:
-    """A streamed piece of reply text: ``AIMessageChunk(content=text, id=message_id)``.
-
-    Built through the messages package's fast path for data leanchain produced itself (all
-    fields given, in order, already valid): a stream makes one per token, and validation would
-    be most of its cost.
-    """
-    return AIMessageChunk._construct(
-        {
-            "content": text,
-            "additional_kwargs": {},
-            "response_metadata": {},
-            "type": "AIMessageChunk",
-            "name": None,
-            "id": message_id,
-            "tool_calls": [],
-            "invalid_tool_calls": [],
-            "usage_metadata": None,
-            "tool_call_chunks": [],
-            "chunk_position": None,
-        }
-    )
+    """A streamed piece of reply text: ``AIMessageChunk(content=text, id=message_id)``, built
+    without validation (`AIMessageChunk._of_text`)."""
+    return AIMessageChunk._of_text(text, message_id)

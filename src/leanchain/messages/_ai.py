@@ -19,20 +19,15 @@ from ._tool import (
     ToolCallChunk,
     default_tool_chunk_parser,
     default_tool_parser,
-    invalid_tool_call,
-    parse_tool_call_args,
-    tool_call,
     tool_call_chunk,
 )
+from ._tool_chunks import calls_from_chunks, merge_tool_call_chunks, scan_args
 from ._usage import UsageMetadata, add_usage
 
 if TYPE_CHECKING:
     from ._block_types import ContentBlock
 
 __all__ = ["AIMessage", "AIMessageChunk"]
-
-# Stands for "these arguments are not a prefix of JSON": no continuation can repair them.
-_BROKEN: Final = JsonPrefixScan(0, None, 0, False, -1, -1)
 
 
 class AIMessage(BaseMessage):
@@ -174,8 +169,8 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         data["tool_call_chunks"] = chunks
         if all(isinstance(c, dict) and isinstance(c["args"], (str, type(None))) for c in chunks):
             final = data.get("chunk_position") == "last"
-            scans = [None if final else _scan(c["args"], None) for c in chunks]
-            calls, invalid = _calls_from_chunks(chunks, scans, final=final)
+            scans = [None if final else scan_args(c["args"], None) for c in chunks]
+            calls, invalid = calls_from_chunks(chunks, scans, final=final)
             data["tool_calls"], data["invalid_tool_calls"] = calls, invalid
         return data
 
@@ -226,7 +221,7 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
     def _final_tool_calls(self) -> tuple[list[ToolCall], list[InvalidToolCall]]:
         """This chunk's calls read as a finished reply's: arguments must be complete JSON."""
         chunks = self.tool_call_chunks
-        return _calls_from_chunks(chunks, [None] * len(chunks), final=True)
+        return calls_from_chunks(chunks, [None] * len(chunks), final=True)
 
     def _merge(self, others: Sequence[BaseMessageChunk]) -> Self:
         ai = [o for o in others if isinstance(o, AIMessageChunk)]
@@ -235,8 +230,8 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         last = self.chunk_position == "last" or any(o.chunk_position == "last" for o in ai)
         scans: tuple[tuple[str | None, JsonPrefixScan | None], ...] | None = None
         if self.tool_call_chunks or any(o.tool_call_chunks for o in ai):
-            chunks, scan_list = _merge_tool_call_chunks(self, ai)
-            fields["tool_calls"], fields["invalid_tool_calls"] = _calls_from_chunks(
+            chunks, scan_list = merge_tool_call_chunks(self, ai)
+            fields["tool_calls"], fields["invalid_tool_calls"] = calls_from_chunks(
                 chunks, scan_list, final=last
             )
             scans = tuple((c["args"], scan) for c, scan in zip(chunks, scan_list, strict=True))
@@ -290,130 +285,6 @@ def _chunks_from_calls(data: dict[str, Any]) -> dict[str, Any]:
         chunks.append(tool_call_chunk(name=bad.get("name"), args=bad.get("args"), id=bad.get("id")))
     data["tool_call_chunks"] = chunks
     return data
-
-
-def _scan(args: str | None, resume: JsonPrefixScan | None) -> JsonPrefixScan | None:
-    """The scan of ``args`` (resuming the scan of a prefix), ``_BROKEN``, or None if empty."""
-    if not args:
-        return None
-    if resume is _BROKEN:
-        return _BROKEN
-    try:
-        return JsonPrefixScan.of(args, resume)
-    except json.JSONDecodeError:
-        return _BROKEN
-
-
-def _calls_from_chunks(
-    chunks: Sequence[ToolCallChunk],
-    scans: Sequence[JsonPrefixScan | None],
-    *,
-    final: bool = False,
-) -> tuple[list[ToolCall], list[InvalidToolCall]]:
-    """Split chunks into calls and invalid ones; ``scans[i]`` covers chunk i's args.
-
-    ``final`` reads the arguments as a finished reply's (:func:`parse_tool_call_args`:
-    complete JSON only, errors said) and then ``scans`` is not used; otherwise as a growing
-    stream's (partial JSON, ``error`` ``None``).
-    """
-    calls: list[ToolCall] = []
-    invalid: list[InvalidToolCall] = []
-    for chunk, scan in zip(chunks, scans, strict=True):
-        args = chunk["args"]
-        value: Any = {}
-        error = None
-        if final:
-            value, error = parse_tool_call_args(args)
-        elif args:
-            value = None
-            if scan is not None and scan is not _BROKEN:
-                try:
-                    value = scan.parse(args)
-                except json.JSONDecodeError:
-                    value = None
-        if isinstance(value, dict):
-            calls.append(tool_call(name=chunk["name"] or "", args=value, id=chunk["id"]))
-        else:
-            invalid.append(
-                invalid_tool_call(name=chunk["name"], args=args, id=chunk["id"], error=error)
-            )
-    return calls, invalid
-
-
-class _Joined:
-    """A tool-call chunk being extended by later pieces during one merge."""
-
-    __slots__ = ("args", "chunk", "id", "index", "names", "resume")
-
-    def __init__(self, chunk: ToolCallChunk, resume: JsonPrefixScan | None) -> None:
-        self.chunk: ToolCallChunk | None = chunk  # the original, while nothing joined it
-        self.resume = resume
-        self.names = [] if chunk["name"] is None else [chunk["name"]]
-        self.args = [] if chunk["args"] is None else [chunk["args"]]
-        self.id = chunk["id"]
-        self.index = chunk["index"]
-
-    def join(self, piece: ToolCallChunk) -> None:
-        self.chunk = None
-        if piece["name"] is not None:
-            self.names.append(piece["name"])
-        if piece["args"] is not None:
-            self.args.append(piece["args"])
-        piece_id = piece["id"]
-        if self.id is None:
-            self.id = piece_id
-        elif piece_id is not None and piece_id != self.id:
-            self.id += piece_id  # one of them is "": ids that differ never join
-
-    def result(self) -> tuple[ToolCallChunk, JsonPrefixScan | None]:
-        if self.chunk is not None:
-            chunk, resume = self.chunk, self.resume
-            return chunk, resume if resume is not None else _scan(chunk["args"], None)
-        joined = tool_call_chunk(
-            name="".join(self.names) if self.names else None,
-            args="".join(self.args) if self.args else None,
-            id=self.id,
-            index=self.index,
-        )
-        return joined, _scan(joined["args"], self.resume)
-
-
-def _merge_tool_call_chunks(
-    left: AIMessageChunk, others: Sequence[AIMessageChunk]
-) -> tuple[list[ToolCallChunk], list[JsonPrefixScan | None]]:
-    known = left._arg_scans or ()
-    joined = []
-    for position, chunk in enumerate(left.tool_call_chunks):
-        resume = None
-        if position < len(known) and known[position][0] is chunk["args"]:
-            resume = known[position][1]
-        joined.append(_Joined(chunk, resume))
-    for other in others:
-        for piece in other.tool_call_chunks:
-            target = _continued(joined, piece)
-            if target is None:
-                joined.append(_Joined(piece, None))
-            else:
-                target.join(piece)
-    chunks: list[ToolCallChunk] = []
-    scan_list: list[JsonPrefixScan | None] = []
-    for entry in joined:
-        chunk, scan = entry.result()
-        chunks.append(chunk)
-        scan_list.append(scan)
-    return chunks, scan_list
-
-
-def _continued(joined: list[_Joined], piece: ToolCallChunk) -> _Joined | None:
-    """The last chunk with the piece's index and no contradicting id, if any."""
-    index = piece["index"]
-    if not isinstance(index, int):
-        return None
-    piece_id = piece["id"]
-    for entry in reversed(joined):
-        if entry.index == index and (not entry.id or not piece_id or entry.id == piece_id):
-            return entry
-    return None
 
 
 def _preferred_id(ids: Sequence[str | None]) -> str | None:

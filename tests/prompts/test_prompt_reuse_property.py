@@ -155,7 +155,11 @@ def _outcome(call: Callable[[], Any]) -> Any:
     calls=st.lists(st.tuples(st.sampled_from(CHANGES), st.integers(0, 4)), min_size=1, max_size=12),
 )
 def test_every_call_of_a_run_equals_a_fresh_format(name: str, calls: list[tuple[str, int]]) -> None:
-    prompt = PROMPTS[name]()
+    _run_equals_fresh_formats(PROMPTS[name](), calls)
+
+
+def _run_equals_fresh_formats(prompt: BasePromptTemplate, calls: list[tuple[str, int]]) -> None:
+    """One run (its own memo) of `calls`: each change made, then the call compared."""
     memo: dict[Any, Any] = {}
     values: dict[str, Any] = {"input": "q"}
     for change, n in calls:
@@ -223,16 +227,7 @@ def test_every_call_of_every_run_equals_a_fresh_format(
     prompt = PROMPTS[name]()
     for edit, n, calls in runs:
         _edit(prompt, edit, n)
-        memo: dict[Any, Any] = {}  # each run's own
-        values: dict[str, Any] = {"input": "q"}
-        for change, k in calls:
-            _change(prompt, values, change, k)
-            now = dict(values)
-            if change != "pad-missing":
-                now["agent_scratchpad"] = _pad(prompt, change, k)
-            reused = _outcome(partial(prompt.format_prompt_reusing, now, memo, "agent_scratchpad"))
-            fresh = _outcome(partial(prompt.format_prompt, **now))
-            assert reused == fresh
+        _run_equals_fresh_formats(prompt, calls)
 
 
 def test_a_subclass_that_formats_otherwise_is_formatted_every_time() -> None:

@@ -404,3 +404,19 @@ def test_a_history_given_is_formatted_and_the_fixed_turn_still_shared() -> None:
     assert chatting == prompt.format_prompt(**values)
     assert [m.content for m in chatting.messages] == ["Tools: echo", "hi", "hello", "q\n\n"]
     assert chatting.messages[0] is plain.messages[0]
+
+
+def test_a_fixed_part_that_cannot_format_fails_on_each_format_not_when_planned() -> None:
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Rate {rate:.2f}"), ("human", "{input}{agent_scratchpad}")]
+    ).partial(rate="high")
+    prompt.prepare_reuse("agent_scratchpad")  # as an agent does when it is built
+    with pytest.raises(ValueError) as reused:
+        prompt.format_prompt_reusing({"input": "q", "agent_scratchpad": ""}, {}, "agent_scratchpad")
+    with pytest.raises(ValueError) as fresh:
+        prompt.format_prompt(input="q", agent_scratchpad="")
+    assert str(reused.value) == str(fresh.value)
+    given = prompt.format_prompt_reusing(
+        {"input": "q", "rate": 0.5, "agent_scratchpad": ""}, {}, "agent_scratchpad"
+    )
+    assert [m.content for m in given.messages] == ["Rate 0.50", "q"]

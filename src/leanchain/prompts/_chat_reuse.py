@@ -205,7 +205,10 @@ def _settle(item: Any, partials: dict[str, Any]) -> Part:
         read = compile_template(item.prompt.template).variables
         if all(name in partials and type(partials[name]) in SCALARS for name in read):
             out: list[BaseMessage] = []
-            item._format_into(partials, out)
+            try:
+                item._format_into(partials, out)
+            except Exception:  # (a spec its partial value does not take: each run says so)
+                return (item, None, frozenset(), None)
             return (item, tuple(out), frozenset(read), None)
     return (item, None, frozenset(), None)
 

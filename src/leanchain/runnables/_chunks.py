@@ -21,8 +21,8 @@ def add(left: Any, right: Any) -> Any:
 
 
 def adds_at_once(value: Any) -> bool:
-    """Whether `value`'s class adds a list of chunks of its own kind in one step, with the
-    sum adding them one by one gives (message chunks: ``a + [b, c] == a + b + c``)."""
+    """Whether `value`'s class adds a list of chunks of its class in one step, giving the
+    sum that adding them one by one gives (message chunks: ``a + [b, c] == a + b + c``)."""
     return getattr(type(value), "_adds_at_once", False) is True
 
 

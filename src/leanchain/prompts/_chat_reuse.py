@@ -108,10 +108,10 @@ class ReusePlan:
     formats the part.
 
     The plan holds while the prompt's parts are what they were (`fits`): the same messages
-    list, partial values and parts, each template's text the same object, each turn with or
-    without ``additional_kwargs`` as it was. The prompt's one in-place change, `append`,
-    builds a new list, so it is seen; so are the edits a prompt's contract does not allow
-    but a user might make anyway.
+    list and partial values, parts equal to the ones planned with the same template texts,
+    each turn with or without ``additional_kwargs`` as it was. The prompt's in-place changes,
+    `append` and `extend`, build a new list, so they are seen; so are the edits a prompt's
+    contract does not allow but a user might make anyway.
     """
 
     __slots__ = (

@@ -17,8 +17,9 @@ from leanchain.agents import AgentAction, AgentExecutor, AgentFinish, AgentStep
 from leanchain.agents.middleware import AgentMiddleware
 from leanchain.agents.schema import agent_step
 from leanchain.callbacks import BaseCallbackHandler
+from leanchain.language_models import ScriptedChatModel
 from leanchain.messages import message_chunk_to_message
-from leanchain.prompts import SystemMessagePromptTemplate
+from leanchain.prompts import ChatPromptTemplate, SystemMessagePromptTemplate
 from leanchain.runnables import RunnableLambda
 from leanchain.tools import tool
 
@@ -205,3 +206,33 @@ def test_an_agent_formats_the_fixed_part_of_its_prompt_once_when_built(
         "q2",
         "q2",
     ]
+
+
+def _requests(model: Any) -> list[Any]:
+    return [
+        ([message_chunk_to_message(m) for m in r.messages], r.tools, r.stop) for r in model.requests
+    ]
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize("kind", KINDS, ids=IDS)
+async def test_later_runs_of_one_agent_ask_as_a_fresh_agent_does_on_every_entry(
+    kind: Kind, entry: Entry
+) -> None:
+    """Every entry point and agent type: an agent run twice (its prompt's fixed parts
+    formatted once, when it was built, and shared by both runs) asks its model exactly what
+    a fresh agent, watched by a handler (its prompt formatted anew on every call), asks in
+    each run; where no handler listens, both runs share the fixed messages themselves."""
+    script = [kind.call("echo", "a"), kind.answer("1"), kind.call("echo", "b"), kind.answer("2")]
+    executor, model = agent_executor(kind, script, tools=[*tools(), fail])
+    outputs = [(await drive(executor, {"input": q}, entry))["output"] for q in ("q1", "q2")]
+    reference = ScriptedChatModel(script)  # one model, so that its call ids run on
+    for q in ("q1", "q2"):
+        fresh_tools = [*tools(), fail]
+        fresh = AgentExecutor(agent=kind.build(reference, fresh_tools), tools=fresh_tools)
+        fresh.invoke({"input": q}, {"callbacks": [BaseCallbackHandler()]})
+    assert outputs == ["1", "2"]
+    assert _requests(model) == _requests(reference)
+    firsts = [r.messages[0] for r in model.requests]
+    if isinstance(executor.agent.prompt, ChatPromptTemplate) and "events" not in entry:
+        assert all(m is firsts[0] for m in firsts)

@@ -34,6 +34,7 @@ from leanchain.language_models import (
 from leanchain.messages import AIMessage
 from leanchain.prompts import ChatPromptTemplate, PromptValue
 from leanchain.runnables import RunnableBinding, RunnableConfig
+from outcome_support import outcome
 
 
 class _Chains(BaseCallbackHandler):
@@ -149,13 +150,6 @@ def _entries(kind: Kind) -> st.SearchStrategy[Any]:
     return st.one_of(options)
 
 
-def _outcome(call: Callable[[], Any]) -> Any:
-    try:
-        return ("decision", call())
-    except Exception as e:  # the error's type and message are the outcome
-        return ("error", type(e), str(e))
-
-
 @SETTINGS
 @given(data=st.data(), kind=st.sampled_from(KINDS))
 def test_quiet_steps_decide_fail_and_ask_as_the_traced_sequence(
@@ -172,9 +166,9 @@ def test_quiet_steps_decide_fail_and_ask_as_the_traced_sequence(
     listened: RunnableConfig = {"callbacks": [BaseCallbackHandler()]}
     inputs = {"input": "q", "intermediate_steps": []}
     for _ in range(len(script) + 1):  # one past the end: the script runs out alike
-        want = _outcome(lambda: agents[2].invoke(inputs, listened))
-        assert _outcome(lambda: agents[0].invoke(inputs)) == want
-        assert _outcome(lambda: asyncio.run(agents[1].ainvoke(inputs))) == want
+        want = outcome(lambda: agents[2].invoke(inputs, listened))
+        assert outcome(lambda: agents[0].invoke(inputs)) == want
+        assert outcome(lambda: asyncio.run(agents[1].ainvoke(inputs))) == want
     assert quiet.requests == aquiet.requests == traced.requests
 
 

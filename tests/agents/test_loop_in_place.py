@@ -22,6 +22,7 @@ from leanchain.messages import message_chunk_to_message
 from leanchain.prompts import ChatPromptTemplate, SystemMessagePromptTemplate
 from leanchain.runnables import RunnableLambda
 from leanchain.tools import tool
+from outcome_support import count_calls
 
 
 @given(st.text(), st.one_of(st.none(), st.integers(), st.text()))
@@ -181,14 +182,7 @@ def test_an_agent_formats_the_fixed_part_of_its_prompt_once_when_built(
 ) -> None:
     """Structured chat's system turn (it reads only the rendered tools) is formatted when
     the agent is built, and every run starts from that one message."""
-    formats: list[int] = []
-    format_into = SystemMessagePromptTemplate._format_into
-
-    def counted(self: Any, values: Any, out: list[Any]) -> None:
-        formats.append(1)
-        format_into(self, values, out)
-
-    monkeypatch.setattr(SystemMessagePromptTemplate, "_format_into", counted)
+    formats = count_calls(monkeypatch, SystemMessagePromptTemplate, "_format_into")
     kind = KINDS[IDS.index("structured-chat")]
     script = [kind.call("echo", "a"), kind.answer("1"), kind.call("echo", "b"), kind.answer("2")]
     executor, model = agent_executor(kind, script)

@@ -35,6 +35,7 @@ from leanchain.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMess
 from leanchain.prompts import ChatPromptValue
 from leanchain.runnables import RunnableBinding
 from leanchain.tools import tool
+from outcome_support import outcome
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TRACED: Any = {"callbacks": [BaseCallbackHandler()]}
@@ -74,13 +75,6 @@ def _pair(script: list[Any]) -> tuple[ScriptedChatModel, ScriptedChatModel]:
     return ScriptedChatModel(script), ScriptedChatModel(script)
 
 
-def _outcome(call: Callable[[], AIMessage]) -> Any:
-    try:
-        return ("reply", call())
-    except Exception as e:  # the error's type and message are the outcome
-        return ("error", type(e), str(e))
-
-
 @SETTINGS
 @given(script=st.lists(replies, min_size=1, max_size=3), stop=stops, extra=extras)
 def test_a_bound_call_gives_the_traced_calls_replies_and_requests(
@@ -90,7 +84,7 @@ def test_a_bound_call_gives_the_traced_calls_replies_and_requests(
     kwargs = {**extra, **({} if stop is None else {"stop": stop})}
     fast_step, traced_step = fast.bind(**kwargs), traced.bind(**kwargs)
     for _ in range(len(script) + 1):  # one past the end: the script runs out alike
-        assert _outcome(lambda: fast_step.invoke(PROMPT, {})) == _outcome(
+        assert outcome(lambda: fast_step.invoke(PROMPT, {})) == outcome(
             lambda: traced_step.invoke(PROMPT, TRACED)
         )
     assert fast.requests == traced.requests
@@ -185,8 +179,8 @@ class General(ScriptedChatModel):
 @pytest.mark.parametrize("keyword", ["input", "config", "messages", "run_manager"])
 def test_keywords_that_name_a_parameter_do_what_they_did(keyword: str) -> None:
     bound, general = ScriptedChatModel(["a"]), General(["a"])
-    outcome = _outcome(lambda: bound.bind(**{keyword: "v"}).invoke(PROMPT))
-    assert outcome == _outcome(lambda: general.bind(**{keyword: "v"}).invoke(PROMPT))
+    got = outcome(lambda: bound.bind(**{keyword: "v"}).invoke(PROMPT))
+    assert got == outcome(lambda: general.bind(**{keyword: "v"}).invoke(PROMPT))
     assert bound.requests == general.requests
 
 
@@ -390,9 +384,9 @@ def test_the_quiet_call_is_invoke_for_every_model_class(
         return await atraced.bind(**kwargs).ainvoke(prompt, TRACED)
 
     for _ in range(len(script) + 1):  # one past the end: the script runs out alike
-        want = _outcome(lambda: traced.bind(**kwargs).invoke(prompt, TRACED))
-        assert _outcome(lambda: call.quiet(prompt, {})) == want
-        assert _outcome(lambda: asyncio.run(ask())) == _outcome(lambda: asyncio.run(ask_traced()))
+        want = outcome(lambda: traced.bind(**kwargs).invoke(prompt, TRACED))
+        assert outcome(lambda: call.quiet(prompt, {})) == want
+        assert outcome(lambda: asyncio.run(ask())) == outcome(lambda: asyncio.run(ask_traced()))
     assert quiet.requests == aquiet.requests == traced.requests == atraced.requests
 
 

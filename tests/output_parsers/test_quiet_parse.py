@@ -23,6 +23,7 @@ from leanchain.output_parsers import (
 )
 from leanchain.outputs import Generation
 from leanchain.runnables import RunnableConfig
+from outcome_support import outcome
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TRACED: RunnableConfig = {"callbacks": [BaseCallbackHandler()]}
@@ -35,13 +36,6 @@ texts = st.text(alphabet='{}[]",:01 ab\n`json', max_size=30)
 outputs = st.one_of(texts, texts.map(AIMessage))
 
 
-def _outcome(call: Callable[[], Any]) -> Any:
-    try:
-        return ("value", call())
-    except Exception as e:  # the error's type and message are the outcome
-        return ("error", type(e), str(e))
-
-
 @SETTINGS
 @given(make=st.sampled_from(PARSERS), output=outputs)
 def test_the_quiet_parse_is_invoke_and_ainvoke(
@@ -50,10 +44,10 @@ def test_the_quiet_parse_is_invoke_and_ainvoke(
     parser = make()
     parse = parser._quiet_parse()
     assert parse is not None
-    quiet = _outcome(lambda: parse(output))
-    assert quiet == _outcome(lambda: parser.invoke(output, TRACED))
-    assert quiet == _outcome(lambda: asyncio.run(parser.ainvoke(output, TRACED)))
-    assert quiet == _outcome(lambda: parser.invoke(output))
+    quiet = outcome(lambda: parse(output))
+    assert quiet == outcome(lambda: parser.invoke(output, TRACED))
+    assert quiet == outcome(lambda: asyncio.run(parser.ainvoke(output, TRACED)))
+    assert quiet == outcome(lambda: parser.invoke(output))
 
 
 class OwnInvoke(StrOutputParser):

@@ -18,6 +18,7 @@ from leanchain.prompts import (
     PromptTemplate,
     SystemMessagePromptTemplate,
 )
+from outcome_support import count_calls
 
 CHAT = ChatPromptTemplate.from_messages(
     [
@@ -310,22 +311,10 @@ def _agent_shape() -> ChatPromptTemplate:
     ).partial(tools="echo")
 
 
-def _counting_system_formats(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    format_into = SystemMessagePromptTemplate._format_into
-
-    def counted(self: Any, values: Any, out: list[Any]) -> None:
-        calls.append(1)
-        format_into(self, values, out)
-
-    monkeypatch.setattr(SystemMessagePromptTemplate, "_format_into", counted)
-    return calls
-
-
 def test_a_part_that_reads_only_partial_values_is_formatted_once_for_every_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    calls = _counting_system_formats(monkeypatch)
+    calls = count_calls(monkeypatch, SystemMessagePromptTemplate, "_format_into")
     prompt = _agent_shape()
     runs = []
     for question in ("a", "b", "c"):
@@ -343,7 +332,7 @@ def test_a_part_that_reads_only_partial_values_is_formatted_once_for_every_run(
 def test_prepare_reuse_formats_the_fixed_parts_before_the_first_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    calls = _counting_system_formats(monkeypatch)
+    calls = count_calls(monkeypatch, SystemMessagePromptTemplate, "_format_into")
     prompt = _agent_shape()
     prompt.prepare_reuse("agent_scratchpad")
     assert len(calls) == 1

@@ -24,6 +24,7 @@ from leanchain.prompts import (
     MessagesPlaceholder,
     PromptTemplate,
 )
+from outcome_support import outcome
 
 Prompt = Callable[[], BasePromptTemplate]
 
@@ -137,16 +138,16 @@ def _pad(prompt: BasePromptTemplate, change: str, n: int) -> Any:
     return " step" * n
 
 
-def _outcome(call: Callable[[], Any]) -> Any:
+def _seen(value: Any) -> tuple[Any, ...]:
     """The value with its type and, for messages, each one's class, fields and fields set
-    (what ``==`` does not compare); or the error's type and message."""
-    try:
-        value = call()
-    except Exception as exc:  # the same error, type and message
-        return ("error", type(exc), str(exc))
+    (what ``==`` does not compare)."""
     messages = value.messages if isinstance(value, ChatPromptValue) else []
     built = [(type(m), m.model_dump(), m.model_fields_set) for m in messages]
-    return ("value", type(value), value, built)
+    return (type(value), value, built)
+
+
+def _outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
+    return outcome(lambda: _seen(call()))
 
 
 @pytest.mark.parametrize("name", sorted(PROMPTS))

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from leanchain.messages import AIMessageChunk, BaseMessageChunk, HumanMessageChunk, tool_call_chunk
 from leanchain.runnables._chunks import afold, fold
 from leanchain.runnables.utils import AddableDict
+from outcome_support import outcome
 
 
 def _one_by_one(chunks: list[Any]) -> tuple[bool, Any]:
@@ -82,10 +83,7 @@ def _seen(result: tuple[bool, Any]) -> tuple[Any, ...]:
 
 
 def _outcome(call: Any) -> tuple[Any, ...]:
-    try:
-        return ("value", _seen(call()))
-    except Exception as exc:  # the same error, type and message
-        return ("error", type(exc), str(exc))
+    return outcome(lambda: _seen(call()))
 
 
 @settings(max_examples=300, deadline=None)

@@ -20,6 +20,7 @@ from leanchain.errors import OutputParserException
 from leanchain.language_models import BaseChatModel
 from leanchain.runnables.base import Runnable
 from leanchain.runnables.config import RunnableConfig
+from leanchain.runnables.utils import afold, fold
 
 if TYPE_CHECKING:
     from leanchain.agents.executor import AgentExecutor
@@ -27,15 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Planning"]
 
-_NOTHING: Any = object()
 _new_list = list.__new__
-
-
-def _add(total: Any, chunk: Any) -> Any:
-    try:
-        return total + chunk
-    except TypeError:
-        return chunk
 
 
 def _as_plan(output: Any) -> Plan:
@@ -215,19 +208,15 @@ class Planning:
         """
         if not self.executor.stream_runnable or self.manager is None:
             return _as_plan(agent.invoke(inputs, self.config))
-        total: Any = _NOTHING
-        for chunk in agent.stream(inputs, self.config):
-            total = chunk if total is _NOTHING else _add(total, chunk)
-        return _as_plan(None if total is _NOTHING else total)
+        got, total = fold(agent.stream(inputs, self.config))
+        return _as_plan(total if got else None)
 
     async def _aask(self, agent: Runnable[Any, Any], inputs: dict[str, Any]) -> Plan:
         """Async `_ask`."""
         if not self.executor.stream_runnable or self.manager is None:
             return _as_plan(await agent.ainvoke(inputs, self.config))
-        total: Any = _NOTHING
-        async for chunk in agent.astream(inputs, self.config):
-            total = chunk if total is _NOTHING else _add(total, chunk)
-        return _as_plan(None if total is _NOTHING else total)
+        got, total = await afold(agent.astream(inputs, self.config))
+        return _as_plan(total if got else None)
 
     def _final_call(self, request: ModelRequest) -> AgentFinish:
         chain = self.executor.final_answer_chain_for_stop()

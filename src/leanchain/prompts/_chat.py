@@ -295,9 +295,10 @@ class ChatPromptTemplate(BasePromptTemplate):
         head = plan.head(values, merged)
         last = messages[-1]
         split: Split | None = None
-        if plan.lead is not None and plan.builder is not None:
+        if plan.last is not None:
+            lead, rest, builder = plan.last
             prompt = last.prompt
-            split = (prompt, prompt.template, plan.lead.format(merged), plan.rest, plan.builder)
+            split = (prompt, prompt.template, lead.format(merged), rest, builder)
         reads = snapshot(values, partials, plan.names, plan.placeholders)
         if reads is not None:
             memo[head_key(self)] = (messages, partials, last, reads, head, split)

@@ -98,14 +98,14 @@ class ReusePlan:
 
     `keeps` says whether anything is kept at all (else every format is a fresh one). Then
     `names` and `placeholders` are what a run's memo snapshots (the head's variables and the
-    last turn's before `varying`), `lead`, `rest` and `builder` split the last turn as
-    `split_last` does, and `parts` is the head (`Part`): each part that reads nothing but
-    partial values that cannot change in place (a fixed text, the rendered tools, an
-    optional history left out) with the messages it formatted to when the plan was made,
-    which every run shares (messages are frozen values), and each other part to be
-    formatted once per run. A part's shared messages stand while no value given overrides
-    a partial value it read and the empty list it read is still empty; else that run
-    formats the part.
+    last turn's before `varying`); `last` splits the last turn as `split_last` does (its
+    text before `varying`, the text after it, what builds its message; ``None``: no split);
+    and `parts` is the head (`Part`): each part that reads nothing but partial values that
+    cannot change in place (a fixed text, the rendered tools, an optional history left out)
+    with the messages it formatted to when the plan was made, which every run shares
+    (messages are frozen values), and each other part to be formatted once per run. A
+    part's shared messages stand while no value given overrides a partial value it read and
+    the empty list it read is still empty; else that run formats the part.
 
     The plan holds while the prompt's parts are what they were (`fits`): the same messages
     list and partial values, parts equal to the ones planned with the same template texts,
@@ -115,15 +115,13 @@ class ReusePlan:
     """
 
     __slots__ = (
-        "builder",
         "keeps",
-        "lead",
+        "last",
         "messages",
         "names",
         "partials",
         "parts",
         "placeholders",
-        "rest",
         "varying",
         "watched",
     )
@@ -137,9 +135,7 @@ class ReusePlan:
         self.names: tuple[str, ...] = ()
         self.placeholders: frozenset[str] = frozenset()
         self.parts: tuple[Part, ...] = ()
-        self.lead: CompiledTemplate | None = None
-        self.rest = ""
-        self.builder: Callable[[str], BaseMessage] | None = None
+        self.last: tuple[CompiledTemplate, str, Callable[[str], BaseMessage]] | None = None
 
     def fits(self, messages: list[Any], partials: dict[str, Any], varying: str) -> bool:
         """Whether the plan still holds for a prompt with these parts."""
@@ -176,10 +172,10 @@ def plan_reuse(
     names, placeholders = read
     found = split_last(last, varying)
     if found is not None:
-        lead, plan.rest = found
+        lead, rest = found
         names = (*names, *(name for name in lead.variables if name not in names))
         placeholders = placeholders - set(lead.variables)
-        plan.lead, plan.builder = lead, message_builder(last._kind)
+        plan.last = (lead, rest, message_builder(last._kind))
     plan.names, plan.placeholders = names, placeholders
     plan.parts = tuple(_settle(item, partials) for item in messages[:-1])
     plan.keeps = True

@@ -7,6 +7,7 @@ touched.
 
 from __future__ import annotations
 
+import asyncio
 import string
 from collections.abc import Callable
 from typing import Any
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leanchain.errors import TemplateValidationError
-from leanchain.messages import HumanMessage
+from leanchain.messages import HumanMessage, SystemMessage
 from leanchain.prompts import (
     AIMessagePromptTemplate,
     BlocksTemplate,
@@ -327,3 +328,20 @@ def test_huge_widths_and_precisions_are_rejected(spec: str) -> None:
 @pytest.mark.parametrize(("spec", "value", "text"), [(">5", "a", "    a"), (".2f", 1.005, "1.00")])
 def test_ordinary_format_specs_still_format(spec: str, value: object, text: str) -> None:
     assert PromptTemplate.from_template("{x:" + spec + "}").format(x=value) == text
+
+
+def test_a_variable_named_self_is_a_variable_like_any_other() -> None:
+    # (`format(self, **kwargs)` took ``self=`` for the prompt itself: a TypeError.)
+    text = PromptTemplate.from_template("I am {self}.")
+    chat = ChatPromptTemplate.from_messages([("system", "I am {self}."), ("human", "{q}")])
+    turn = HumanMessagePromptTemplate.from_template("I am {self}.")
+    assert text.format(self="me") == "I am me."
+    assert text.format_prompt(self="me").to_string() == "I am me."
+    assert text.partial(self="me").format() == "I am me."
+    assert chat.format_messages(self="me", q="?") == [SystemMessage("I am me."), HumanMessage("?")]
+    assert chat.format_prompt(self="me", q="?").to_string() == "System: I am me.\nHuman: ?"
+    assert chat.partial(self="me").format(q="?") == "System: I am me.\nHuman: ?"
+    assert turn.format(self="me") == HumanMessage("I am me.")
+    assert turn.format_messages(self="me") == [HumanMessage("I am me.")]
+    assert asyncio.run(text.aformat(self="me")) == "I am me."
+    assert asyncio.run(chat.aformat_messages(self="me", q="?"))[0] == SystemMessage("I am me.")

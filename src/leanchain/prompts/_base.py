@@ -55,10 +55,10 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
         """The prompt value for `values` (required variables checked, partials not merged)."""
 
     @abstractmethod
-    def format(self, **kwargs: Any) -> str:
+    def format(self, /, **kwargs: Any) -> str:
         """The prompt as text."""
 
-    def format_prompt(self, **kwargs: Any) -> PromptValue:
+    def format_prompt(self, /, **kwargs: Any) -> PromptValue:
         """The prompt value for these variables.
 
         Raises:
@@ -85,16 +85,16 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
         with `varying` changing keeps (an agent calls this when it is built). Nothing to
         decide here; a chat prompt formats its fixed parts (`ChatPromptTemplate`)."""
 
-    async def aformat(self, **kwargs: Any) -> str:
+    async def aformat(self, /, **kwargs: Any) -> str:
         """Async `format` (formatting never blocks, so it runs inline)."""
         return self.format(**kwargs)
 
-    async def aformat_prompt(self, **kwargs: Any) -> PromptValue:
+    async def aformat_prompt(self, /, **kwargs: Any) -> PromptValue:
         """Async `format_prompt`."""
         return self.format_prompt(**kwargs)
 
     @abstractmethod
-    def partial(self, **kwargs: Any) -> BasePromptTemplate:
+    def partial(self, /, **kwargs: Any) -> BasePromptTemplate:
         """A copy with these variables pre-filled (values or zero-argument callables)."""
 
     def _merge_partials(self, values: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -203,7 +203,7 @@ class ChatPromptTemplate(BasePromptTemplate):
             else:
                 item._format_into(values, out)
 
-    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+    def format_messages(self, /, **kwargs: Any) -> list[BaseMessage]:
         """The messages for these variables.
 
         Raises:
@@ -214,7 +214,7 @@ class ChatPromptTemplate(BasePromptTemplate):
         self._format_into(self._check_missing(kwargs), out)
         return out
 
-    async def aformat_messages(self, **kwargs: Any) -> list[BaseMessage]:
+    async def aformat_messages(self, /, **kwargs: Any) -> list[BaseMessage]:
         """Async `format_messages` (formatting never blocks, so it runs inline)."""
         return self.format_messages(**kwargs)
 
@@ -309,15 +309,15 @@ class ChatPromptTemplate(BasePromptTemplate):
         last._format_into(merged, out)
         return ChatPromptValue(out)
 
-    def format_prompt(self, **kwargs: Any) -> ChatPromptValue:
+    def format_prompt(self, /, **kwargs: Any) -> ChatPromptValue:
         """The `ChatPromptValue` for these variables."""
         return self._format_prompt(self._check_missing(kwargs))
 
-    def format(self, **kwargs: Any) -> str:
+    def format(self, /, **kwargs: Any) -> str:
         """The messages as a transcript (``"System: ...\\nHuman: ..."``)."""
         return self.format_prompt(**kwargs).to_string()
 
-    def partial(self, **kwargs: Any) -> ChatPromptTemplate:
+    def partial(self, /, **kwargs: Any) -> ChatPromptTemplate:
         """A copy with these variables pre-filled (values or zero-argument callables)."""
         return ChatPromptTemplate(
             self.messages,

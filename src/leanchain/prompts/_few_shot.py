@@ -112,14 +112,14 @@ class FewShotPromptTemplate(_Examples, BasePromptTemplate):
         pieces = [self._prefix._text(values), *shown, self._suffix._text(values)]
         return self.example_separator.join(piece for piece in pieces if piece)
 
-    def format(self, **kwargs: Any) -> str:
+    def format(self, /, **kwargs: Any) -> str:
         """The prompt text for these variables."""
         return self._text(self._check_missing(kwargs))
 
     def _format_prompt(self, values: Mapping[str, Any]) -> StringPromptValue:
         return StringPromptValue(self._text(values))
 
-    def partial(self, **kwargs: Any) -> FewShotPromptTemplate:
+    def partial(self, /, **kwargs: Any) -> FewShotPromptTemplate:
         """A copy with these variables pre-filled."""
         return FewShotPromptTemplate(
             example_prompt=self.example_prompt,
@@ -177,7 +177,7 @@ class FewShotChatMessagePromptTemplate(_Examples, BasePromptTemplate, BaseMessag
         for example in self._pick(picked):
             out.extend(self.example_prompt.format_messages(**example))
 
-    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+    def format_messages(self, /, **kwargs: Any) -> list[BaseMessage]:
         """The examples' messages."""
         out: list[BaseMessage] = []
         self._format_into(self._check_missing(kwargs), out)
@@ -188,11 +188,11 @@ class FewShotChatMessagePromptTemplate(_Examples, BasePromptTemplate, BaseMessag
         self._format_into(values, out)
         return ChatPromptValue(out)
 
-    def format(self, **kwargs: Any) -> str:
+    def format(self, /, **kwargs: Any) -> str:
         """The examples as a transcript (``"Human: ...\\nAI: ..."``)."""
         return self.format_prompt(**kwargs).to_string()
 
-    def partial(self, **kwargs: Any) -> FewShotChatMessagePromptTemplate:
+    def partial(self, /, **kwargs: Any) -> FewShotChatMessagePromptTemplate:
         """Partials are not supported here: put them on the chat prompt around it."""
         raise NotImplementedError(
             "FewShotChatMessagePromptTemplate has no partial variables; partial the "

@@ -68,13 +68,13 @@ class BaseMessagePromptTemplate(ABC):
     def _format_into(self, values: Mapping[str, Any], out: list[BaseMessage]) -> None:
         """Append the messages for `values` to `out`."""
 
-    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+    def format_messages(self, /, **kwargs: Any) -> list[BaseMessage]:
         """The messages for these variables."""
         out: list[BaseMessage] = []
         self._format_into(kwargs, out)
         return out
 
-    async def aformat_messages(self, **kwargs: Any) -> list[BaseMessage]:
+    async def aformat_messages(self, /, **kwargs: Any) -> list[BaseMessage]:
         """Async `format_messages` (formatting never blocks, so it runs inline)."""
         return self.format_messages(**kwargs)
 
@@ -252,7 +252,7 @@ class BaseStringMessagePromptTemplate(BaseMessagePromptTemplate):
             return
         out.append(self._message(self._content(values)))
 
-    def format(self, **kwargs: Any) -> BaseMessage:
+    def format(self, /, **kwargs: Any) -> BaseMessage:
         """The message for these variables."""
         return self._message(self._content(kwargs))
 

@@ -126,7 +126,7 @@ class PromptTemplate(BasePromptTemplate):
         # Looked up (and so validated) by text on every call, not cached on the object.
         return compile_template(self.template).format(self._merge_partials(values))
 
-    def format(self, **kwargs: Any) -> str:
+    def format(self, /, **kwargs: Any) -> str:
         """The template filled in with these variables (and the partial ones).
 
         Raises:
@@ -185,11 +185,11 @@ class PromptTemplate(BasePromptTemplate):
             memo[head_key(self)] = (template, partials, reads, text, rest)
         return StringPromptValue(text + tail + rest)
 
-    def format_prompt(self, **kwargs: Any) -> StringPromptValue:
+    def format_prompt(self, /, **kwargs: Any) -> StringPromptValue:
         """The `StringPromptValue` for these variables."""
         return self._format_prompt(self._check_missing(kwargs))
 
-    def partial(self, **kwargs: Any) -> PromptTemplate:
+    def partial(self, /, **kwargs: Any) -> PromptTemplate:
         """A copy with these variables pre-filled (values or zero-argument callables)."""
         return PromptTemplate(
             self.template,
